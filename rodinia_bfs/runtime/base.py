@@ -1,0 +1,236 @@
+"""The device interface that the host code of every step is written against.
+
+Its names mirror HIP so that the tutorial can say, for each call, which HIP call it
+is: :meth:`Device.compile` is ``hiprtcCompileProgram`` + ``hipModuleLoadData``,
+:meth:`Module.get_function` is ``hipModuleGetFunction``, :meth:`Device.malloc` is
+``hipMalloc``, :meth:`Device.launch` is ``hipModuleLaunchKernel`` and so on. Three
+backends implement it: ``hip`` (HIP Python), ``cuda`` (cuda-python with NVRTC) and
+``cpu`` (the emulator of this package).
+
+Kernel arguments are typed explicitly: a device pointer is a :class:`DeviceBuffer`,
+a scalar is a NumPy scalar (``np.int32(n)``, ``np.int64(m)``, ``np.uint32(x)``...).
+A bare Python ``int`` is refused, because nothing says whether the kernel expects 4
+or 8 bytes; getting that wrong reads garbage on the device.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from rodinia_bfs.errors import DeviceError
+
+Dim3 = tuple[int, int, int]
+
+
+def dim3(value) -> Dim3:
+    """``5`` -> ``(5, 1, 1)``; ``(5, 2)`` -> ``(5, 2, 1)``."""
+    if isinstance(value, (int, np.integer)):
+        value = (int(value),)
+    value = tuple(int(v) for v in value)
+    if not 1 <= len(value) <= 3 or any(v < 1 for v in value):
+        raise DeviceError(f"grid and block dimensions must be 1 to 3 positive ints, got {value}")
+    return value + (1,) * (3 - len(value))
+
+
+def ceil_div(a: int, b: int) -> int:
+    """Integer ceil-division, the grid size that covers ``a`` items with blocks of ``b``."""
+    return -(-int(a) // int(b))
+
+
+@dataclass(eq=False)
+class DeviceBuffer:
+    """Device memory: ``ptr`` is the device address (an int), ``nbytes`` its size."""
+
+    ptr: int
+    nbytes: int
+    device: "Device"
+    freed: bool = False
+
+    def __int__(self) -> int:
+        return self.ptr
+
+
+class PinnedArray(np.ndarray):
+    """A NumPy array over page-locked host memory (``hipHostMalloc``); ``ptr`` is its address."""
+
+    @property
+    def ptr(self) -> int:
+        return int(self.ctypes.data)
+
+
+#: The scalar argument types a kernel may take, with their C names.
+SCALAR_TYPES = {
+    np.dtype(np.int8): "int8_t",
+    np.dtype(np.uint8): "uint8_t",
+    np.dtype(np.int32): "int32_t",
+    np.dtype(np.uint32): "uint32_t",
+    np.dtype(np.int64): "int64_t",
+    np.dtype(np.uint64): "uint64_t",
+    np.dtype(np.float32): "float",
+    np.dtype(np.float64): "double",
+}
+
+
+def pack_args(args: Sequence) -> tuple[ctypes.Array, list]:
+    """Pack kernel arguments into a ``void*[]`` of pointers to their values.
+
+    This is the ``kernelParams`` array of ``hipModuleLaunchKernel`` / ``cuLaunchKernel``.
+    Returns the array and the list of value objects, which the caller must keep alive
+    until the launch call returns.
+    """
+    holders = []
+    for i, arg in enumerate(args):
+        if isinstance(arg, DeviceBuffer):
+            if arg.freed:
+                raise DeviceError(f"kernel argument {i} is a freed device buffer")
+            holders.append(ctypes.c_uint64(arg.ptr))
+        elif isinstance(arg, np.generic) and arg.dtype in SCALAR_TYPES:
+            holders.append(np.array(arg))  # 0-d array: stable address of the right width
+        elif isinstance(arg, (bool, int, float)):
+            raise TypeError(
+                f"kernel argument {i} is a Python {type(arg).__name__} ({arg!r}); pass a typed "
+                "NumPy scalar such as np.int32(x) or np.int64(x), as the kernel's C type says"
+            )
+        else:
+            raise TypeError(f"kernel argument {i} has unsupported type {type(arg).__name__}")
+    params = (ctypes.c_void_p * max(len(holders), 1))()
+    for i, h in enumerate(holders):
+        params[i] = ctypes.addressof(h) if isinstance(h, ctypes.c_uint64) else h.ctypes.data
+    return params, holders
+
+
+class Kernel(ABC):
+    """A ``__global__`` function of a compiled module (``hipFunction_t``)."""
+
+    name: str
+
+
+class Module(ABC):
+    """A compiled code object (``hipModule_t``)."""
+
+    @abstractmethod
+    def get_function(self, name: str) -> Kernel:
+        """``hipModuleGetFunction``."""
+
+
+class Stream(ABC):
+    """An in-order queue of device work (``hipStream_t``)."""
+
+    @abstractmethod
+    def synchronize(self) -> None:
+        """``hipStreamSynchronize``: wait until everything queued has finished."""
+
+
+class Event(ABC):
+    """A marker in a stream (``hipEvent_t``), for timing."""
+
+    @abstractmethod
+    def record(self, stream: Stream | None = None) -> None:
+        """``hipEventRecord``."""
+
+    @abstractmethod
+    def synchronize(self) -> None:
+        """``hipEventSynchronize``."""
+
+    @abstractmethod
+    def elapsed_ms(self, end: "Event") -> float:
+        """``hipEventElapsedTime(self, end)`` in milliseconds."""
+
+
+class Device(ABC):
+    """One device of one backend. Create it with :func:`rodinia_bfs.runtime.get_device`."""
+
+    #: ``"hip"``, ``"cuda"`` or ``"cpu"``.
+    backend: str
+    #: Human-readable device name, e.g. ``"AMD Instinct MI210 (gfx90a)"``.
+    name: str
+    #: Threads per warp (wavefront): 64 on AMD Instinct, 32 on RDNA and NVIDIA.
+    warp_size: int
+    #: Compilation target: ``"gfx90a"``, ``"sm_90"``, ``"cpu-w32"``...
+    arch: str
+    #: Global memory in bytes.
+    total_memory: int
+
+    # -- compilation ---------------------------------------------------------------
+    @abstractmethod
+    def compile(self, source: str, name: str = "kernel.hip", defines: dict | None = None,
+                headers: dict[str, str] | None = None) -> Module:
+        """Compile HIP C++ ``source`` with ``-D`` macros ``defines``; ``headers`` maps
+        include names to their text. Raises :class:`~rodinia_bfs.errors.CompileError`
+        with the compiler's full log on failure."""
+
+    # -- memory --------------------------------------------------------------------
+    @abstractmethod
+    def malloc(self, nbytes: int) -> DeviceBuffer:
+        """``hipMalloc``; raises DeviceError when the device is out of memory."""
+
+    @abstractmethod
+    def free(self, buf: DeviceBuffer) -> None:
+        """``hipFree`` (freeing twice is an error)."""
+
+    @abstractmethod
+    def host_malloc(self, shape, dtype) -> PinnedArray:
+        """``hipHostMalloc``: page-locked host memory as a NumPy array."""
+
+    @abstractmethod
+    def memcpy_htod(self, dst: DeviceBuffer, src: np.ndarray) -> None:
+        """``hipMemcpy(..., hipMemcpyHostToDevice)`` of all of ``src``."""
+
+    @abstractmethod
+    def memcpy_dtoh(self, dst: np.ndarray, src: DeviceBuffer) -> None:
+        """``hipMemcpy(..., hipMemcpyDeviceToHost)`` filling all of ``dst``."""
+
+    @abstractmethod
+    def memcpy_htod_async(self, dst: DeviceBuffer, src: np.ndarray, stream: Stream) -> None:
+        """``hipMemcpyAsync`` host to device; ``src`` should be pinned."""
+
+    @abstractmethod
+    def memcpy_dtoh_async(self, dst: np.ndarray, src: DeviceBuffer, stream: Stream) -> None:
+        """``hipMemcpyAsync`` device to host; ``dst`` should be pinned."""
+
+    @abstractmethod
+    def memset(self, buf: DeviceBuffer, byte: int, nbytes: int | None = None,
+               stream: Stream | None = None) -> None:
+        """``hipMemsetAsync`` of ``nbytes`` (default: all) to ``byte``, on ``stream``."""
+
+    # -- execution -----------------------------------------------------------------
+    @abstractmethod
+    def stream(self) -> Stream:
+        """``hipStreamCreate``."""
+
+    @abstractmethod
+    def event(self) -> Event:
+        """``hipEventCreate``."""
+
+    @abstractmethod
+    def launch(self, kernel: Kernel, grid, block, args: Sequence, shared_mem: int = 0,
+               stream: Stream | None = None) -> None:
+        """``hipModuleLaunchKernel``: grid and block as ints or tuples, typed args."""
+
+    @abstractmethod
+    def synchronize(self) -> None:
+        """``hipDeviceSynchronize``."""
+
+    # -- conveniences built on the calls above ----------------------------------------
+    def to_device(self, array: np.ndarray) -> DeviceBuffer:
+        """Allocate and upload ``array`` (``hipMalloc`` + ``hipMemcpy``)."""
+        array = np.ascontiguousarray(array)
+        buf = self.malloc(max(array.nbytes, 1))
+        if array.nbytes:
+            self.memcpy_htod(buf, array)
+        return buf
+
+    def from_device(self, buf: DeviceBuffer, count: int, dtype) -> np.ndarray:
+        """Download ``count`` items of ``dtype`` from ``buf``."""
+        out = np.empty(count, dtype=dtype)
+        if out.nbytes:
+            self.memcpy_dtoh(out, buf)
+        return out
+
+    def describe(self) -> str:
+        return f"{self.backend}: {self.name} ({self.arch}, warp size {self.warp_size})"
