@@ -7,13 +7,19 @@
 // barrier: no vertex enters the frontier before every thread has finished expanding.
 #include "bfs_common.h"
 
+// Threads per block, fixed at compile time like Rodinia's MAX_THREADS_PER_BLOCK;
+// the host compiles with -DBLOCK_SIZE=... and launches blocks of that size.
+#ifndef BLOCK_SIZE
+#error "compile with -DBLOCK_SIZE=<threads per block>"
+#endif
+
 // [rodinia-kernel1-begin]
 extern "C" __global__ void Kernel1(const edge_t* offsets, const vertex_t* edges,
                                    bool* graph_mask, bool* updating_graph_mask,
                                    const bool* graph_visited, level_t* cost,
                                    vertex_t no_of_nodes)
 {
-    const bfs_u32 tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const bfs_u32 tid = blockIdx.x * BLOCK_SIZE + threadIdx.x;
     if (tid < (bfs_u32)no_of_nodes && graph_mask[tid]) {
         graph_mask[tid] = false;
         const level_t next_level = cost[tid] + 1;
@@ -35,7 +41,7 @@ extern "C" __global__ void Kernel2(bool* graph_mask, bool* updating_graph_mask,
                                    bool* graph_visited, bool* g_over,
                                    vertex_t no_of_nodes)
 {
-    const bfs_u32 tid = blockIdx.x * blockDim.x + threadIdx.x;
+    const bfs_u32 tid = blockIdx.x * BLOCK_SIZE + threadIdx.x;
     if (tid < (bfs_u32)no_of_nodes && updating_graph_mask[tid]) {
         graph_mask[tid] = true;
         graph_visited[tid] = true;

@@ -51,8 +51,21 @@ class DeviceBuffer:
     device: "Device"
     freed: bool = False
 
+    #: The allocation this buffer is a view of (None for an allocation itself).
+    owner: "DeviceBuffer | None" = None
+
     def __int__(self) -> int:
         return self.ptr
+
+    def view(self, offset: int, nbytes: int | None = None) -> "DeviceBuffer":
+        """The bytes ``[offset, offset + nbytes)`` of this buffer, as a buffer (pointer arithmetic)."""
+        nbytes = self.nbytes - offset if nbytes is None else nbytes
+        if offset < 0 or nbytes < 0 or offset + nbytes > self.nbytes:
+            raise DeviceError(
+                f"view [{offset}, {offset + nbytes}) is outside a buffer of {self.nbytes} bytes"
+            )
+        root = self.owner or self
+        return DeviceBuffer(self.ptr + offset, nbytes, self.device, owner=root)
 
 
 class PinnedArray(np.ndarray):
@@ -86,7 +99,7 @@ def pack_args(args: Sequence) -> tuple[ctypes.Array, list]:
     holders = []
     for i, arg in enumerate(args):
         if isinstance(arg, DeviceBuffer):
-            if arg.freed:
+            if arg.freed or (arg.owner is not None and arg.owner.freed):
                 raise DeviceError(f"kernel argument {i} is a freed device buffer")
             holders.append(ctypes.c_uint64(arg.ptr))
         elif isinstance(arg, np.generic) and arg.dtype in SCALAR_TYPES:

@@ -1,0 +1,5 @@
+import sys
+
+from rodinia_bfs.cli import main
+
+sys.exit(main())

@@ -1,0 +1,31 @@
+"""The steps of the tutorial, by the names the command line uses.
+
+``reference`` is the CPU reference BFS; the others are GPU steps that run on any
+backend (hip, cuda, or the cpu emulator).
+"""
+
+from __future__ import annotations
+
+from rodinia_bfs.errors import RodiniaBFSError
+from rodinia_bfs.variants.base import BFSRun, GPUStep, check_source
+from rodinia_bfs.variants.rodinia import RodiniaBFS
+
+#: GPU steps in tutorial order.
+STEPS: dict[str, type[GPUStep]] = {
+    RodiniaBFS.name: RodiniaBFS,
+}
+
+#: Every variant name ``--variant`` accepts (besides ``all``).
+VARIANT_NAMES = ("reference", *STEPS)
+
+
+def get_step(name: str) -> type[GPUStep]:
+    try:
+        return STEPS[name]
+    except KeyError:
+        raise RodiniaBFSError(
+            f"unknown variant {name!r}; choose one of: {', '.join(VARIANT_NAMES)}, all"
+        ) from None
+
+
+__all__ = ["BFSRun", "GPUStep", "STEPS", "VARIANT_NAMES", "check_source", "get_step"]
