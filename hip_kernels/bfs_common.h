@@ -66,3 +66,13 @@ __device__ inline void warp_sync() { __builtin_amdgcn_wave_barrier(); }
 __device__ inline int warp_any(int predicate) { return warp_ballot(predicate) != 0; }
 __device__ inline int warp_all(int predicate) { return warp_ballot(!predicate) == 0; }
 // [common-warp-end]
+
+// Dynamic shared memory (the launch's third parameter), declared inside a kernel as
+// DYNAMIC_SHARED(vertex_t, queue); the emulator has no extern __shared__ arrays.
+#if defined(BFS_EMULATOR)
+#define DYNAMIC_SHARED(type, name) type* const name = (type*)bfs_emu_dynamic_shared()
+#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
+#define DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+#else
+#define DYNAMIC_SHARED(type, name) extern __shared__ type name[]
+#endif

@@ -6,6 +6,8 @@
                     [--validate] [--result-file F]
     rodinia-bfs generate KIND [options] -o FILE
     rodinia-bfs info
+    rodinia-bfs bench [--suite quick|standard|large] [--variants LIST] [--backend B]
+                      [--sources K] [--graphs LIST] [--json F] [--plot DIR] [--out DIR]
 
 Exit status: 0 on success; 1 with a one-line reason on bad input or a device error;
 2 for a usage error; 3 when ``--validate`` finds a wrong result.
@@ -171,6 +173,14 @@ def cmd_info(args) -> int:
     return 0
 
 
+def cmd_bench(args) -> int:
+    from rodinia_bfs.bench import main as bench_main
+
+    if args.sources is not None and args.sources < 1:
+        raise RodiniaBFSError(f"--sources must be at least 1, got {args.sources}")
+    return bench_main(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from rodinia_bfs.variants import VARIANT_NAMES
 
@@ -206,6 +216,33 @@ def build_parser() -> argparse.ArgumentParser:
 
     info = sub.add_parser("info", help="show the backends found and why others are unavailable")
     info.set_defaults(func=cmd_info)
+
+    bench = sub.add_parser(
+        "bench", help="time every variant on a suite of graphs, validated against the reference",
+        description="Time one BFS from each of K sources on every graph of a suite, after a "
+        "warm-up; report median, min and max, GTEPS, speed-up over the CPU reference and a "
+        "per-level profile. Every timed run is validated; a wrong result exits with status 3.",
+    )
+    bench.add_argument("--suite", default="quick", choices=["quick", "standard", "large"],
+                       help="quick: small graphs for the cpu backend (CI); standard: the GPU "
+                       "suite; large: standard plus Kronecker 22 and 23 (default quick)")
+    bench.add_argument("--variants", help="comma-separated variants (default: reference and "
+                       f"every GPU step); from: {', '.join(VARIANT_NAMES)}")
+    bench.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
+    bench.add_argument("--warp-size", type=int, choices=[32, 64],
+                       help="warp size of the cpu backend (default 32)")
+    bench.add_argument("--sources", type=int, metavar="K",
+                       help="random sources of degree >= 1 per graph (default: 4 for quick, "
+                       "16 for standard and large)")
+    bench.add_argument("--seed", type=int, default=0, help="seed of the source choice (default 0)")
+    bench.add_argument("--graphs", help="comma-separated names: only these graphs of the suite")
+    bench.add_argument("--data", metavar="DIR",
+                       help="folder of the real graphs (default: ../shared/data of the project)")
+    bench.add_argument("--json", metavar="FILE", help="write every figure as JSON")
+    bench.add_argument("--plot", metavar="DIR", help="write PNG plots (needs matplotlib)")
+    bench.add_argument("--out", metavar="DIR", help="write results.json, table.md, table.csv, "
+                       "command.txt and plots/ into DIR (a results folder to commit)")
+    bench.set_defaults(func=cmd_bench)
     return parser
 
 

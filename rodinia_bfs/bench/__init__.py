@@ -1,0 +1,101 @@
+"""``rodinia-bfs bench``: time every variant on a suite of graphs, validated.
+
+* :mod:`~rodinia_bfs.bench.suites` -- which graphs each suite runs on;
+* :mod:`~rodinia_bfs.bench.runner` -- the timing, the validation, the measures;
+* :mod:`~rodinia_bfs.bench.report` -- JSON, markdown and CSV tables, plots.
+
+The JSON written by ``--json`` (and ``--out``) holds::
+
+    {"meta": {date, host, cpu, cpu_count, suite, sources_per_graph, seed, variants,
+              backend, device, arch, warp_size, total_memory, device_description,
+              versions: {rodinia_bfs, python, numpy, scipy, hip-python?, cuda-python?, ...},
+              command, argv},
+     "graphs": [{name, description, vertices, edges, directed, max_degree, mean_degree,
+                 sources, traversed_edges, levels, frontier_sizes, upload_ms,
+                 reference: {method, median_ms, min_ms, max_ms, times_ms, gteps_median},
+                 variants: {NAME: {setup_ms, median_ms, min_ms, max_ms, times_ms,
+                                   gteps_median, levels, iterations, valid,
+                                   speedup_vs_reference,
+                                   profile: {source, frontier_sizes, level_times_ms}}}}],
+     "skipped": [{name, reason}]}
+
+``sources``, ``traversed_edges``, ``levels``, ``times_ms`` and ``iterations`` are lists
+with one entry per source, in the same order. A variant that failed validation has
+``valid: false`` and an ``error``, and no times.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from rodinia_bfs.bench.runner import BenchConfig, Progress, all_valid, run_bench, select_sources
+from rodinia_bfs.bench.suites import SUITES, default_sources
+
+__all__ = ["BenchConfig", "Progress", "SUITES", "all_valid", "main", "run_bench",
+           "select_sources"]
+
+EXIT_ERROR = 1
+EXIT_INVALID = 3
+
+
+def _split(text: str | None) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()] if text else []
+
+
+def command_line(args, config: BenchConfig) -> str:
+    """The command that repeats this run, every choice spelled out."""
+    from rodinia_bfs.bench.runner import resolve_variants
+
+    words = ["rodinia-bfs", "bench", "--suite", config.suite, "--backend", config.backend,
+             "--variants", ",".join(["reference", *resolve_variants(config.variants)]),
+             "--sources", str(config.sources), "--seed", str(config.seed)]
+    if config.warp_size:
+        words += ["--warp-size", str(config.warp_size)]
+    if config.graphs:
+        words += ["--graphs", ",".join(config.graphs)]
+    for option, value in (("--data", args.data), ("--json", args.json),
+                          ("--plot", args.plot), ("--out", args.out)):
+        if value:
+            words += [option, str(value)]
+    return shlex.join(words)
+
+
+def main(args) -> int:
+    """Run ``rodinia-bfs bench`` from parsed command-line ``args``; return the exit status."""
+    from rodinia_bfs.bench import report
+
+    if args.plot or args.out:
+        report.require_matplotlib()  # fail now, not after an hour of measuring
+    config = BenchConfig(
+        suite=args.suite,
+        variants=_split(args.variants),
+        backend=args.backend,
+        sources=args.sources or default_sources(args.suite),
+        seed=args.seed,
+        graphs=_split(args.graphs) or None,
+        data_dir=Path(args.data) if args.data else None,
+        warp_size=args.warp_size,
+    )
+    config.command = command_line(args, config)
+    results = run_bench(config, Progress())
+
+    sys.stdout.write(report.markdown_table(results))
+    sys.stdout.flush()
+    if args.json:
+        report.write_json(results, Path(args.json))
+    if args.plot:
+        report.write_plots(results, Path(args.plot))
+    if args.out:
+        report.write_results_dir(results, Path(args.out))
+
+    broken = [(g["name"], name, v) for g in results["graphs"]
+              for name, v in g["variants"].items() if not v["valid"]]
+    for graph, name, measured in broken:
+        what = "failed" if measured.get("failed") else "validation failed"
+        print(f"rodinia-bfs: {name} on {graph}: {what}: {measured['error'].splitlines()[0]}",
+              file=sys.stderr)
+    if any(not v.get("failed") for _, _, v in broken):
+        return EXIT_INVALID
+    return EXIT_ERROR if broken else 0

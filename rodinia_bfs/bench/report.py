@@ -1,0 +1,345 @@
+"""Write the results of a benchmark: JSON, a markdown table, a CSV table, plots.
+
+Plots need matplotlib (the ``plot`` extra); everything else needs only the standard
+library. :func:`docs_include` writes the reStructuredText that the tutorial's
+"Measuring BFS" chapter includes to show one committed set of results::
+
+    python -m rodinia_bfs.bench.report benchmarks/results/<device>-<date> > docs/_generated/bench_results.inc
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import sys
+from pathlib import Path
+
+from rodinia_bfs.errors import RodiniaBFSError
+
+# -- numbers as text ---------------------------------------------------------------
+
+
+def _significant(x: float, digits: int = 3) -> str:
+    """``x`` with about ``digits`` significant digits and no exponent."""
+    if x == 0 or not math.isfinite(x):
+        return f"{x:g}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(x))))
+    return f"{x:.{decimals}f}"
+
+
+def format_ms(ms: float) -> str:
+    return _significant(ms, 3)
+
+
+def format_gteps(value: float) -> str:
+    return _significant(value, 3)
+
+
+def format_speedup(value: float) -> str:
+    return _significant(value, 3) + "x"
+
+
+def _levels_text(levels: list[int]) -> str:
+    low, high = min(levels), max(levels)
+    return str(low) if low == high else f"{low}-{high}"
+
+
+# -- tables ------------------------------------------------------------------------
+
+
+def variant_names(results: dict) -> list[str]:
+    """The GPU variants in the results, in the order they ran."""
+    names: list[str] = []
+    for graph in results["graphs"]:
+        for name in graph["variants"]:
+            if name not in names:
+                names.append(name)
+    return names
+
+
+def table_rows(results: dict) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the results table: one row per graph."""
+    names = variant_names(results)
+    header = ["graph", "vertices", "edges", "levels", "reference ms"]
+    for name in names:
+        header += [f"{name} ms", f"{name} GTEPS", f"{name} speed-up"]
+    rows = []
+    for graph in results["graphs"]:
+        row = [
+            graph["name"],
+            f"{graph['vertices']:,}",
+            f"{graph['edges']:,}",
+            _levels_text(graph["levels"]),
+            format_ms(graph["reference"]["median_ms"]),
+        ]
+        for name in names:
+            measured = graph["variants"].get(name)
+            if measured is None:
+                row += ["", "", ""]
+            elif not measured["valid"]:
+                row += ["FAILED" if measured.get("failed") else "INVALID", "-", "-"]
+            else:
+                row += [
+                    format_ms(measured["median_ms"]),
+                    format_gteps(measured["gteps_median"]),
+                    format_speedup(measured["speedup_vs_reference"]),
+                ]
+        rows.append(row)
+    return header, rows
+
+
+def caption(results: dict) -> str:
+    """One line saying what the table shows and where it was measured."""
+    meta = results["meta"]
+    where = meta["device_description"]
+    return (
+        f"Median time of one BFS over {meta['sources_per_graph']} sources per graph "
+        f"(suite {meta['suite']}; {where}; {meta['date'][:10]}). "
+        f"Speed-up: CPU reference median / variant median."
+    )
+
+
+def markdown_table(results: dict) -> str:
+    """The results as a markdown table, preceded by its caption."""
+    header, rows = table_rows(results)
+    numeric = [i > 0 for i in range(len(header))]
+    lines = [
+        caption(results),
+        "",
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---:" if right else "---" for right in numeric) + "|",
+    ]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    for skipped in results.get("skipped", []):
+        lines.append("")
+        lines.append(f"Skipped {skipped['name']}: {skipped['reason']}")
+    return "\n".join(lines) + "\n"
+
+
+def csv_table(results: dict) -> str:
+    """The same table as CSV (the docs show it with a ``csv-table``)."""
+    header, rows = table_rows(results)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def write_json(results: dict, path: Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(results, indent=1) + "\n")
+
+
+# -- plots ---------------------------------------------------------------------
+
+
+def require_matplotlib():
+    """matplotlib's pyplot on the headless Agg backend, or a one-line error."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise RodiniaBFSError(
+            "--plot needs matplotlib: pip install 'rodinia-bfs[plot]'"
+        ) from None
+    return plt
+
+
+def write_plots(results: dict, directory: Path) -> list[Path]:
+    """gteps.png, frontier.png and one level_time_<graph>.png per graph; returns the paths."""
+    plt = require_matplotlib()
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = [_plot_gteps(plt, results, directory / "gteps.png"),
+               _plot_frontiers(plt, results, directory / "frontier.png")]
+    for graph in results["graphs"]:
+        written.append(
+            _plot_level_times(plt, results, graph, directory / f"level_time_{graph['name']}.png")
+        )
+    return written
+
+
+def _title_suffix(results: dict) -> str:
+    meta = results["meta"]
+    return f"{meta['device'] or 'CPU'} ({meta['backend'] or 'reference only'}), {meta['date'][:10]}"
+
+
+def _plot_gteps(plt, results: dict, path: Path) -> Path:
+    """Grouped bars: GTEPS of each variant (reference first) on each graph, log scale."""
+    graphs = results["graphs"]
+    names = ["reference", *variant_names(results)]
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(graphs) * max(1, len(names)) / 2), 4.2))
+    width = 0.8 / len(names)
+    for k, name in enumerate(names):
+        xs, heights = [], []
+        for i, graph in enumerate(graphs):
+            measured = graph["reference"] if name == "reference" else graph["variants"].get(name)
+            if measured and measured.get("valid", True) and measured.get("gteps_median"):
+                xs.append(i - 0.4 + (k + 0.5) * width)
+                heights.append(measured["gteps_median"])
+        ax.bar(xs, heights, width=width, label=name)
+    ax.set_yscale("log")
+    ax.set_xticks(range(len(graphs)))
+    ax.set_xticklabels([g["name"] for g in graphs], rotation=20, ha="right")
+    ax.set_ylabel("GTEPS (median over sources)")
+    ax.set_title(f"Traversed edges per second\n{_title_suffix(results)}", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", which="both", alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _plot_frontiers(plt, results: dict, path: Path) -> Path:
+    """Frontier size per level, one panel per graph: the parallelism each level offers."""
+    graphs = results["graphs"]
+    columns = min(3, max(1, len(graphs)))
+    rows = max(1, math.ceil(len(graphs) / columns))
+    fig, axes = plt.subplots(rows, columns, figsize=(4.0 * columns, 2.9 * rows), squeeze=False)
+    for ax, graph in zip(axes.flat, graphs):
+        sizes = graph["frontier_sizes"]
+        ax.semilogy(range(len(sizes)), sizes, marker="o" if len(sizes) <= 40 else None,
+                    markersize=3)
+        ax.set_title(f"{graph['name']} (source {graph['sources'][0]})", fontsize=9)
+        ax.set_xlabel("level")
+        ax.set_ylabel("frontier size")
+        ax.grid(which="both", alpha=0.3)
+    for ax in list(axes.flat)[len(graphs):]:
+        ax.axis("off")
+    fig.suptitle("Vertices per BFS level", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _plot_level_times(plt, results: dict, graph: dict, path: Path) -> Path:
+    """Frontier size (top) and each variant's time per level (bottom) on one graph."""
+    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(6.4, 5.0),
+                                      gridspec_kw={"height_ratios": [1, 2]})
+    sizes = graph["frontier_sizes"]
+    top.semilogy(range(len(sizes)), sizes, color="0.4")
+    top.set_ylabel("frontier size")
+    top.grid(which="both", alpha=0.3)
+    for name, measured in graph["variants"].items():
+        if measured.get("valid") and measured.get("profile"):
+            times = measured["profile"]["level_times_ms"]
+            bottom.semilogy(range(len(times)), times, label=name,
+                            marker="o" if len(times) <= 40 else None, markersize=3)
+    bottom.set_xlabel("level (host-loop iteration)")
+    bottom.set_ylabel("time per level (ms)")
+    bottom.grid(which="both", alpha=0.3)
+    if bottom.get_legend_handles_labels()[0]:
+        bottom.legend(fontsize=8)
+    top.set_title(f"{graph['name']}, source {graph['sources'][0]}\n{_title_suffix(results)}",
+                  fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+# -- a results folder, and the docs page that shows it ---------------------------------
+
+
+def write_results_dir(results: dict, directory: Path, plots: bool = True) -> None:
+    """Everything of one run in ``directory``: results.json, table.md, table.csv,
+    command.txt and (with ``plots``) plots/*.png."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    write_json(results, directory / "results.json")
+    (directory / "table.md").write_text(markdown_table(results))
+    (directory / "table.csv").write_text(csv_table(results))
+    (directory / "command.txt").write_text(results["meta"]["command"] + "\n")
+    if plots:
+        write_plots(results, directory / "plots")
+
+
+def docs_include(results_dir: Path, docs_dir: Path = Path("docs"),
+                 include_dir: Path = Path("docs/_generated")) -> str:
+    """The reStructuredText that shows the results in ``results_dir``, to be written
+    into a file in ``include_dir`` and included by a page of the docs in ``docs_dir``.
+
+    Sphinx's own directives (``literalinclude``, ``figure``) take paths relative to the
+    documentation root when they start with ``/``; docutils' ``csv-table`` takes them
+    relative to the included file. Both are written so.
+    """
+    results_dir = Path(results_dir)
+    results = json.loads((results_dir / "results.json").read_text())
+    meta = results["meta"]
+    folder = results_dir.resolve()
+    from_root = "/" + Path(os.path.relpath(folder, Path(docs_dir).resolve())).as_posix()
+    from_include = Path(os.path.relpath(folder, Path(include_dir).resolve())).as_posix()
+    shown = results_dir.as_posix()
+    lines = [
+        f".. Generated from {shown}/results.json by",
+        f"   python -m rodinia_bfs.bench.report {shown}",
+        "",
+        f"Measured on **{meta['device_description']}** on {meta['date'][:10]}, "
+        f"rodinia-bfs {meta['versions']['rodinia_bfs']}, suite ``{meta['suite']}``, "
+        f"{meta['sources_per_graph']} sources per graph. The CPU reference ran on "
+        f"{meta['cpu']}. The results are in ``{shown}``, produced by this command:",
+        "",
+        f".. literalinclude:: {from_root}/command.txt",
+        "   :language: none",
+        f"   :caption: {shown}/command.txt",
+        "",
+    ]
+    if meta["backend"] == "cpu":
+        lines += [
+            ".. note::",
+            "",
+            "   These are **CPU-emulator figures, not GPU figures**. The ``cpu`` backend runs",
+            "   every thread of the kernels on the host processor: its times say how the",
+            "   emulator copes, not how a GPU would. They show the method and the shape of",
+            "   the per-level profiles; the speed-ups of a GPU are not these.",
+            "",
+        ]
+    lines += [
+        f".. csv-table:: {caption(results)}",
+        f"   :file: {from_include}/table.csv",
+        "   :header-rows: 1",
+        "",
+        f".. figure:: {from_root}/plots/gteps.png",
+        "   :alt: GTEPS per variant and graph",
+        "",
+        "   GTEPS of each variant on each graph (median over the sources; log scale).",
+        "",
+        f".. figure:: {from_root}/plots/frontier.png",
+        "   :alt: frontier size per level",
+        "",
+        "   Frontier size per level, from the first source of each graph.",
+        "",
+    ]
+    for graph in results["graphs"]:
+        lines += [
+            f".. figure:: {from_root}/plots/level_time_{graph['name']}.png",
+            f"   :alt: time per level on {graph['name']}",
+            "",
+            f"   {graph['name']}: frontier size and time of each level, per variant.",
+            "",
+        ]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    """``python -m rodinia_bfs.bench.report RESULTS_DIR``, run from the project root:
+    print the include for ``docs/_generated/``."""
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: python -m rodinia_bfs.bench.report RESULTS_DIR", file=sys.stderr)
+        return 2
+    sys.stdout.write(docs_include(Path(argv[0])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

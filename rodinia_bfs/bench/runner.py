@@ -1,0 +1,450 @@
+"""Run a benchmark suite: time every variant on every graph, validate every run.
+
+For each graph the runner
+
+1. picks ``K`` sources Graph500-style: at random with a fixed seed, among the vertices
+   with at least one out-edge (:func:`select_sources`);
+2. times the CPU reference from each source; its levels are what every GPU run is
+   checked against, and its median is the baseline every speed-up is quoted against;
+3. times the upload of the CSR arrays to the device on its own;
+4. for each GPU step: sets it up once (compile, upload, allocate: timed separately),
+   runs one warm-up BFS, then times one BFS per source with device events around
+   ``step.run`` (the whole host loop and the download of the levels), and checks each
+   result against the reference *after* the timed region;
+5. runs once more with ``profile=True`` for the per-level profile.
+
+A run that fails validation marks its variant invalid: its times are dropped (never
+report the time of a wrong answer) and the bench ends with a non-zero exit status.
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+import rodinia_bfs
+from rodinia_bfs.bench.suites import (
+    DEFAULT_DATA_DIR,
+    GraphSpec,
+    default_sources,
+    estimated_device_bytes,
+    suite_graphs,
+)
+from rodinia_bfs.errors import RodiniaBFSError, ValidationError
+from rodinia_bfs.graphs.csr import CSRGraph
+
+#: Seed of the source selection, so that every device is timed on the same sources.
+DEFAULT_SEED = 0
+
+#: The CPU reference that is timed as the baseline (see :func:`time_reference`).
+REFERENCE_METHOD = "frontier"
+
+
+@dataclass
+class BenchConfig:
+    """What to run; the command line fills it in."""
+
+    suite: str = "quick"
+    variants: list[str] = field(default_factory=list)  # empty: reference + every GPU step
+    backend: str = "auto"
+    sources: int | None = None  # None: the suite's default
+    seed: int = DEFAULT_SEED
+    graphs: list[str] | None = None  # None: the whole suite
+    data_dir: Path | None = None  # None: <project root>/../shared/data
+    warp_size: int | None = None  # cpu backend only
+    command: str = ""  # the command line, for the record
+
+
+# -- the measures ---------------------------------------------------------------------
+
+def select_sources(graph: CSRGraph, count: int, seed: int = DEFAULT_SEED) -> list[int]:
+    """``count`` distinct random vertices with out-degree >= 1 (all of them if fewer).
+
+    Graph500 draws its 64 search keys the same way: a source without edges would
+    time an empty search. The same graph, count and seed always give the same list.
+    """
+    candidates = np.flatnonzero(graph.degrees() >= 1)
+    if candidates.size == 0:
+        raise RodiniaBFSError(f"graph {graph.name or ''} has no vertex with an out-edge")
+    rng = np.random.default_rng(seed)
+    chosen = rng.choice(candidates, size=min(count, candidates.size), replace=False)
+    return [int(v) for v in chosen]
+
+
+def traversed_edges(graph: CSRGraph, levels: np.ndarray) -> int:
+    """The directed edges out of reached vertices: what a BFS must look at.
+
+    For an undirected graph stored both ways, each undirected edge counts twice.
+    """
+    return int(graph.degrees()[levels >= 0].sum())
+
+
+def gteps(edges: int, milliseconds: float) -> float:
+    """Giga traversed edges per second."""
+    return edges / (milliseconds * 1e-3) / 1e9 if milliseconds > 0 else float("inf")
+
+
+def spread(times_ms: list[float]) -> dict:
+    """Median, min and max of a list of times."""
+    return {
+        "median_ms": float(np.median(times_ms)),
+        "min_ms": float(np.min(times_ms)),
+        "max_ms": float(np.max(times_ms)),
+        "times_ms": [float(t) for t in times_ms],
+    }
+
+
+def frontier_sizes(levels: np.ndarray) -> list[int]:
+    """How many vertices each level holds: the frontier that level expands."""
+    reached = levels[levels >= 0]
+    return [int(c) for c in np.bincount(reached)] if reached.size else []
+
+
+def _depth(levels: np.ndarray) -> int:
+    """Number of levels: the source's is level 0."""
+    return int(levels.max()) + 1 if levels.size and levels.max() >= 0 else 0
+
+
+# -- progress ------------------------------------------------------------------------
+
+class Progress:
+    """Progress on stderr. Notes are lines that stay; a status line (which source is
+    running) is rewritten in place on a terminal, and elsewhere, in a log, printed only
+    when nothing was printed for :attr:`QUIET_S` seconds, so slow runs still show life."""
+
+    QUIET_S = 5.0
+
+    def __init__(self, stream=None, enabled: bool = True):
+        self.stream = stream or sys.stderr
+        self.enabled = enabled
+        self.inplace = enabled and self.stream.isatty()
+        self._open = False
+        self._last = time.monotonic()
+
+    def note(self, text: str) -> None:
+        """A line that stays."""
+        if self.enabled:
+            self._clear()
+            self._print(text)
+
+    def status(self, text: str) -> None:
+        """A line that the next status or note replaces."""
+        if self.inplace:
+            self._clear()
+            print(text, end="\r", file=self.stream, flush=True)
+            self._open = True
+        elif self.enabled and time.monotonic() - self._last > self.QUIET_S:
+            self._print(text)
+
+    def _print(self, text: str) -> None:
+        print(text, file=self.stream, flush=True)
+        self._last = time.monotonic()
+
+    def _clear(self) -> None:
+        if self._open:
+            print("\r\033[K", end="", file=self.stream, flush=True)  # erase the line
+            self._open = False
+
+
+# -- one graph ---------------------------------------------------------------------
+
+def time_reference(graph: CSRGraph, sources: list[int], progress: Progress, label: str):
+    """Time the CPU reference from each source; return its timings and levels.
+
+    The baseline is the vectorised NumPy frontier BFS (``method="frontier"``) on every
+    graph, whatever its size, so that speed-ups on different graphs compare alike.
+    """
+    from rodinia_bfs.reference import bfs_reference
+
+    bfs_reference(graph, sources[0], method=REFERENCE_METHOD)  # warm-up
+    times, all_levels = [], []
+    for j, source in enumerate(sources):
+        progress.status(f"{label}: reference, source {j + 1}/{len(sources)}")
+        # [bench-reference-timing-begin]
+        start = time.perf_counter()
+        result = bfs_reference(graph, source, method=REFERENCE_METHOD)
+        elapsed_ms = (time.perf_counter() - start) * 1e3
+        # [bench-reference-timing-end]
+        times.append(elapsed_ms)
+        all_levels.append(result.levels)
+    return times, all_levels
+
+
+def time_upload(device, graph: CSRGraph) -> float:
+    """Milliseconds to allocate and copy the CSR arrays to the device (host clock)."""
+    device.synchronize()
+    start = time.perf_counter()
+    buffers = [device.to_device(graph.offsets), device.to_device(graph.targets)]
+    device.synchronize()
+    elapsed_ms = (time.perf_counter() - start) * 1e3
+    for buf in buffers:
+        device.free(buf)
+    return elapsed_ms
+
+
+def _validate(graph: CSRGraph, source: int, run, expected: np.ndarray) -> None:
+    """Raise ValidationError unless ``run`` matches the reference (and Graph500's rules)."""
+    from rodinia_bfs.validate import check_levels, check_parents
+
+    check_levels(run.levels, expected)
+    if run.parents is not None:
+        check_parents(graph, source, run.levels, run.parents)
+
+
+def time_step(device, step_class, graph: CSRGraph, sources: list[int],
+              expected: list[np.ndarray], progress: Progress, label: str) -> dict:
+    """Set up one GPU step on ``graph``, time it from each source, validate, profile."""
+    device.synchronize()
+    start = time.perf_counter()
+    step = step_class(device, graph)
+    device.synchronize()
+    setup_ms = (time.perf_counter() - start) * 1e3
+
+    result = {"setup_ms": setup_ms, "valid": True}
+    try:
+        step.run(sources[0])  # warm-up: the first launches load the code and fill caches
+        stream = getattr(step, "stream", None)
+        begin, end = device.event(), device.event()
+        times, depths, iterations = [], [], []
+        for j, source in enumerate(sources):
+            progress.status(f"{label}: {step_class.name}, source {j + 1}/{len(sources)}")
+            # [bench-timing-begin]
+            device.synchronize()  # nothing else in flight when the clock starts
+            begin.record(stream)
+            run = step.run(source)  # the whole host loop, then the download of levels
+            end.record(stream)
+            end.synchronize()
+            elapsed_ms = begin.elapsed_ms(end)
+            # [bench-timing-end]
+            try:
+                _validate(graph, source, run, expected[j])  # outside the timed region
+            except ValidationError as exc:
+                result.update(valid=False, error=f"source {source}: {exc}")
+                return result
+            times.append(elapsed_ms)
+            depths.append(_depth(run.levels))
+            iterations.append(int(run.iterations))
+
+        # One more run, not counted above: events after every level cost a little.
+        profiled = step.run(sources[0], profile=True)
+        try:
+            _validate(graph, sources[0], profiled, expected[0])
+        except ValidationError as exc:
+            result.update(valid=False, error=f"source {sources[0]} (profile run): {exc}")
+            return result
+    finally:
+        step.close()
+
+    result.update(spread(times))
+    result.update(
+        levels=depths,
+        iterations=iterations,
+        profile={
+            "source": sources[0],
+            "frontier_sizes": frontier_sizes(expected[0]),
+            "level_times_ms": [float(t) for t in profiled.level_times_ms],
+        },
+    )
+    return result
+
+
+def bench_graph(spec: GraphSpec, graph: CSRGraph, config: BenchConfig, device,
+                step_names: list[str], progress: Progress, label: str) -> dict:
+    """Every measure of one graph, as the ``graphs`` entry of the results."""
+    from rodinia_bfs.bench.report import format_gteps, format_ms, format_speedup
+    from rodinia_bfs.variants import get_step
+
+    degrees = graph.degrees()
+    count = config.sources or default_sources(config.suite)
+    sources = select_sources(graph, count, config.seed)
+
+    ref_times, expected = time_reference(graph, sources, progress, label)
+    edges = [traversed_edges(graph, levels) for levels in expected]
+    entry = {
+        "name": spec.name,
+        "description": spec.description,
+        "vertices": graph.num_vertices,
+        "edges": graph.num_edges,
+        "directed": bool(graph.directed),
+        "max_degree": int(degrees.max()) if degrees.size else 0,
+        "mean_degree": float(degrees.mean()) if degrees.size else 0.0,
+        "sources": sources,
+        "traversed_edges": edges,
+        "levels": [_depth(levels) for levels in expected],
+        "frontier_sizes": frontier_sizes(expected[0]),
+        "reference": {
+            "method": f"rodinia_bfs.reference.bfs_reference(method={REFERENCE_METHOD!r})",
+            **spread(ref_times),
+            "gteps_median": _median_gteps(edges, ref_times),
+        },
+        "upload_ms": None,
+        "variants": {},
+    }
+    reference_ms = entry["reference"]["median_ms"]
+    progress.note(f"{label}: reference {format_ms(reference_ms)} ms (median)")
+
+    if step_names:
+        entry["upload_ms"] = time_upload(device, graph)
+    for name in step_names:
+        try:
+            measured = time_step(device, get_step(name), graph, sources, expected, progress, label)
+        except ValidationError as exc:  # raised by the step itself
+            measured = {"valid": False, "error": str(exc)}
+        except RodiniaBFSError as exc:  # a device or compile error: report it, go on
+            measured = {"valid": False, "error": str(exc), "failed": True}
+        if measured["valid"]:
+            measured["gteps_median"] = _median_gteps(edges, measured["times_ms"])
+            measured["speedup_vs_reference"] = reference_ms / measured["median_ms"]
+            progress.note(
+                f"{label}: {name} {format_ms(measured['median_ms'])} ms (median), "
+                f"{format_gteps(measured['gteps_median'])} GTEPS, "
+                f"{format_speedup(measured['speedup_vs_reference'])} the reference"
+            )
+        else:
+            progress.note(f"{label}: {name} FAILED: {measured['error'].splitlines()[0]}")
+        entry["variants"][name] = measured
+    return entry
+
+
+def _median_gteps(edges: list[int], times_ms: list[float]) -> float:
+    """Median over the sources of each run's GTEPS (its own edges over its own time)."""
+    return float(np.median([gteps(e, t) for e, t in zip(edges, times_ms)]))
+
+
+# -- the whole suite --------------------------------------------------------------------
+
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def describe_run(config: BenchConfig, device, step_names: list[str]) -> dict:
+    """The ``meta`` record: when, where, on what, with which versions, by which command."""
+    versions = {
+        "rodinia_bfs": rodinia_bfs.__version__,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "scipy": _version("scipy"),
+    }
+    for dist in ("hip-python", "cuda-python", "cuda-bindings", "matplotlib"):
+        found = _version(dist)
+        if found:
+            versions[dist] = found
+    meta = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "host": platform.node(),
+        "cpu": _cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "suite": config.suite,
+        "sources_per_graph": config.sources or default_sources(config.suite),
+        "seed": config.seed,
+        "variants": ["reference", *step_names],
+        "versions": versions,
+        "command": config.command,
+        "argv": list(sys.argv),
+    }
+    if device is not None:
+        meta.update(
+            backend=device.backend,
+            device=device.name,
+            arch=device.arch,
+            warp_size=int(device.warp_size),
+            total_memory=int(device.total_memory),
+            device_description=device.describe(),
+        )
+    else:
+        meta.update(backend=None, device=None, arch=None, warp_size=None, total_memory=None,
+                    device_description="CPU reference only")
+    return meta
+
+
+def resolve_variants(requested: list[str]) -> list[str]:
+    """The GPU steps to run: ``requested`` (names, ``reference`` allowed) or all of them."""
+    from rodinia_bfs.variants import STEPS, VARIANT_NAMES
+
+    if not requested:
+        return list(STEPS)
+    unknown = [name for name in requested if name not in VARIANT_NAMES]
+    if unknown:
+        raise RodiniaBFSError(
+            f"unknown variant {unknown[0]!r}; choose from: {', '.join(VARIANT_NAMES)}"
+        )
+    return [name for name in requested if name in STEPS]
+
+
+def run_bench(config: BenchConfig, progress: Progress | None = None) -> dict:
+    """Run the suite; return the results (see :mod:`rodinia_bfs.bench` for their layout)."""
+    progress = progress or Progress()
+    specs = suite_graphs(config.suite, config.graphs)
+    step_names = resolve_variants(config.variants)
+    data_dir = Path(config.data_dir) if config.data_dir else DEFAULT_DATA_DIR
+
+    device = None
+    if step_names:
+        from rodinia_bfs.runtime import choose_backend, get_device
+
+        backend, why = choose_backend(config.backend)
+        options = {"warp_size": config.warp_size} if backend == "cpu" and config.warp_size else {}
+        device = get_device(backend, **options)
+        progress.note(f"device: {device.describe()} [{why}]")
+
+    results = {"meta": describe_run(config, device, step_names), "graphs": [], "skipped": []}
+
+    def skip(spec, reason):
+        progress.note(f"skipping {spec.name}: {reason}")
+        results["skipped"].append({"name": spec.name, "reason": reason})
+
+    for i, spec in enumerate(specs):
+        label = f"[graph {i + 1}/{len(specs)}] {spec.name}"
+        if not spec.available(data_dir):
+            skip(spec, f"{spec.path(data_dir)} not found (use --data DIR)")
+            continue
+        if device is not None and spec.est_vertices:
+            need = estimated_device_bytes(spec.est_vertices, spec.est_edges)
+            if need > device.total_memory:
+                skip(spec, f"needs about {need / 2**30:.1f} GiB of device memory, "
+                           f"the device has {device.total_memory / 2**30:.1f} GiB")
+                continue
+        progress.note(f"{label}: {spec.description}")
+        start = time.perf_counter()
+        graph = spec.build(data_dir)
+        progress.note(
+            f"{label}: built in {time.perf_counter() - start:.1f} s: "
+            f"{graph.num_vertices:,} vertices, {graph.num_edges:,} edges"
+        )
+        if device is not None:
+            need = estimated_device_bytes(graph.num_vertices, graph.num_edges)
+            if need > device.total_memory:
+                skip(spec, f"needs about {need / 2**30:.1f} GiB of device memory, "
+                           f"the device has {device.total_memory / 2**30:.1f} GiB")
+                continue
+        results["graphs"].append(
+            bench_graph(spec, graph, config, device, step_names, progress, label)
+        )
+        del graph
+    return results
+
+
+def all_valid(results: dict) -> bool:
+    """True when every variant on every graph passed validation."""
+    return all(v["valid"] for g in results["graphs"] for v in g["variants"].values())

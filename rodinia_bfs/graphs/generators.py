@@ -1,0 +1,400 @@
+"""Synthetic graphs: seeded, reproducible, and large enough to measure.
+
+Four families, each a different challenge for a GPU BFS:
+
+* :func:`rodinia_graphgen` -- Rodinia's own uniform random graphs (``graph1MW_6.txt``):
+  every vertex has a handful of edges, so every level has plenty of even work.
+* :func:`kronecker` -- the Graph500 R-MAT graphs: a skewed degree distribution
+  (a few vertices with huge degree) and a diameter of only a few levels.
+* :func:`grid2d` -- a 2D grid: degree 4 and a diameter of ``rows + cols - 2``, like a
+  road network; per-level overhead dominates.
+* :func:`grid_with_hubs` -- the grid plus a few hubs of very high degree, the
+  irregular graphs of Liu et al. (2014) that break one-thread-per-vertex kernels.
+
+The random generators take a ``seed`` for a :class:`numpy.random.Generator`, so the
+same arguments always give the same graph. All are vectorised over all edges.
+:data:`GENERATORS` lists them with their parameters for ``rodinia-bfs generate``.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from rodinia_bfs.errors import RodiniaBFSError
+from rodinia_bfs.graphs.csr import MAX_VERTICES, CSRGraph
+
+#: Rodinia graphgen: each vertex draws between MIN_EDGES and MAX_INIT_EDGES edges.
+MIN_EDGES = 2
+MAX_INIT_EDGES = 4
+
+#: Graph500 R-MAT quadrant probabilities (the fourth is 1 - A - B - C = 0.05).
+GRAPH500_A, GRAPH500_B, GRAPH500_C = 0.57, 0.19, 0.19
+GRAPH500_EDGE_FACTOR = 16
+
+#: Kronecker graphs from this scale up print their progress on stderr.
+PROGRESS_SCALE = 18
+
+
+class GeneratorError(RodiniaBFSError, ValueError):
+    """Generator parameters that describe no graph (a grid of 0 rows, a scale of 40, ...)."""
+
+
+def _csr_from_arcs(sources, targets, num_vertices, *, directed, name) -> CSRGraph:
+    """Same result as :meth:`CSRGraph.from_edges` (arcs grouped by source, input order
+    kept within a vertex), but about three times faster on tens of millions of arcs.
+
+    The stable argsort in ``from_edges`` is the slow part; sorting one int64 key
+    ``source * m + position`` gives the same order, and NumPy sorts plain int64
+    keys with vectorised instructions.
+    """
+    sources = np.asarray(sources, dtype=np.int64)
+    targets = np.asarray(targets)
+    m = sources.size
+    if m == 0 or num_vertices * m >= 2**63:
+        return CSRGraph.from_edges(sources, targets, num_vertices, directed=directed, name=name)
+    keys = sources * m
+    keys += np.arange(m, dtype=np.int64)
+    keys.sort()
+    # The key of the first arc of vertex v is at least v * m: a binary search per vertex.
+    offsets = np.searchsorted(keys, np.arange(num_vertices + 1, dtype=np.int64) * m)
+    return CSRGraph(offsets, targets[keys % m], directed=directed, name=name)
+
+
+def _undirected_csr_pow2(sources, targets, scale, *, name) -> CSRGraph:
+    """The undirected CSR graph of ``2**scale`` vertices with edges ``sources[i] - targets[i]``,
+    each stored both ways, neighbours in increasing id order.
+
+    Each arc becomes one int64 key ``source << scale | target``; sorting the keys groups
+    the arcs by source, and NumPy sorts int64 keys with vectorised instructions.
+    """
+    m = sources.size
+    keys = np.empty(2 * m, dtype=np.int64)
+    for half, (u, v) in enumerate([(sources, targets), (targets, sources)]):
+        part = keys[half * m : (half + 1) * m]
+        part[:] = u
+        part <<= scale
+        part |= v
+    keys.sort()
+    offsets = np.searchsorted(keys, np.arange(2**scale + 1, dtype=np.int64) << scale)
+    keys &= 2**scale - 1
+    return CSRGraph(offsets, keys.astype(np.int32), directed=False, name=name)
+
+
+def _both_ways(sources, targets) -> tuple[np.ndarray, np.ndarray]:
+    """Store each edge ``u - v`` as the two arcs ``u -> v`` and ``v -> u``, interleaved,
+    so that every vertex sees its edges in the order they were generated."""
+    both_src = np.empty(2 * sources.size, dtype=np.int64)
+    both_dst = np.empty(2 * sources.size, dtype=np.int64)
+    both_src[0::2], both_src[1::2] = sources, targets
+    both_dst[0::2], both_dst[1::2] = targets, sources
+    return both_src, both_dst
+
+
+def _check_vertex_count(n: int, what: str) -> None:
+    if not 1 <= n <= MAX_VERTICES:
+        raise GeneratorError(f"{what} gives {n} vertices; it must be between 1 and {MAX_VERTICES}")
+
+
+# [generator-rodinia-begin]
+def graphgen_edges(num_nodes: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The edges Rodinia graphgen draws, before they are stored both ways: node ``i``
+    draws 2 to 4 (``MIN_EDGES`` .. ``MAX_INIT_EDGES``) edges ``i - j`` to uniformly
+    random nodes ``j``. Returns ``(sources, targets)``, int64, grouped by source."""
+    _check_vertex_count(num_nodes, f"num_nodes={num_nodes}")
+    rng = np.random.default_rng(seed)
+    edges_drawn = rng.integers(MIN_EDGES, MAX_INIT_EDGES + 1, size=num_nodes)
+    sources = np.repeat(np.arange(num_nodes, dtype=np.int64), edges_drawn)
+    targets = rng.integers(0, num_nodes, size=sources.size, dtype=np.int64)
+    return sources, targets
+
+
+def rodinia_graphgen(num_nodes: int, seed: int = 0) -> CSRGraph:
+    """A uniform random graph with Rodinia graphgen's rules.
+
+    Each node draws 2 to 4 edges to uniformly random nodes (:func:`graphgen_edges`),
+    and each edge is stored both ways, in the order drawn: about 3 edges are drawn per
+    node, so a node stores about 6. Like graphgen, nothing is deduplicated: a node may
+    draw the same neighbour twice, or itself (a self loop, stored twice).
+    """
+    sources, targets = graphgen_edges(num_nodes, seed)
+    both_src, both_dst = _both_ways(sources, targets)
+    return _csr_from_arcs(
+        both_src, both_dst, num_nodes, directed=False, name=f"rodinia-{num_nodes}-seed{seed}"
+    )
+# [generator-rodinia-end]
+
+
+# [generator-kronecker-begin]
+def kronecker(
+    scale: int,
+    edge_factor: int = GRAPH500_EDGE_FACTOR,
+    seed: int = 0,
+    a: float = GRAPH500_A,
+    b: float = GRAPH500_B,
+    c: float = GRAPH500_C,
+    *,
+    progress: bool = True,
+) -> CSRGraph:
+    """A Graph500 Kronecker (R-MAT) graph: ``2**scale`` vertices, ``edge_factor * 2**scale`` edges.
+
+    Each edge picks its row and column one bit at a time: the adjacency matrix is split
+    into four quadrants chosen with probabilities ``a``, ``b``, ``c`` and ``1 - a - b - c``,
+    and the chosen quadrant is split again, ``scale`` times. All edges advance together,
+    one bit per step. The vertex labels are then randomly permuted, so that vertex 0 is
+    not always the biggest hub. Edges are undirected (stored both ways); like the
+    Graph500 edge list, self loops and duplicate edges are kept.
+
+    From scale :data:`PROGRESS_SCALE` up, one progress line on stderr is updated per bit
+    unless ``progress=False``.
+    """
+    if not 1 <= scale <= 30:
+        raise GeneratorError(f"scale={scale}: it must be between 1 and 30 (32-bit vertex ids)")
+    if edge_factor < 1:
+        raise GeneratorError(f"edge_factor={edge_factor}: it must be at least 1")
+    if min(a, b, c) < 0 or a + b + c > 1:
+        raise GeneratorError(f"a={a}, b={b}, c={c}: they must be >= 0 with a + b + c <= 1")
+    rng = np.random.default_rng(seed)
+    num_vertices = 2**scale
+    num_edges = edge_factor * num_vertices
+    a_, ab, abc = np.array([a, a + b, a + b + c], dtype=np.float32)
+    rows = np.zeros(num_edges, dtype=np.int32)
+    cols = np.zeros(num_edges, dtype=np.int32)
+    # Buffers reused at every bit: at scale 20 each is 16M elements, and allocating
+    # fresh ones 20 times costs more than the arithmetic.
+    draw = np.empty(num_edges, dtype=np.float32)
+    bottom = np.empty(num_edges, dtype=bool)
+    right = np.empty(num_edges, dtype=bool)
+    last = np.empty(num_edges, dtype=bool)
+    show = progress and scale >= PROGRESS_SCALE
+    report = _Progress(f"kronecker scale {scale}", scale, enabled=show)
+    for bit in range(scale):
+        # One uniform draw picks the quadrant: [0, a) top left, [a, a+b) top right,
+        # [a+b, a+b+c) bottom left, [a+b+c, 1) bottom right.
+        rng.random(out=draw, dtype=np.float32)
+        np.greater_equal(draw, ab, out=bottom)
+        np.greater_equal(draw, a_, out=right)
+        right ^= bottom  # a <= draw < a+b: top right
+        np.greater_equal(draw, abc, out=last)
+        right |= last  # or bottom right
+        # Append the bit to row and column (the bits are identically distributed, so
+        # filling them from the top, as here, or from the bottom gives the same graph law).
+        rows <<= 1
+        rows |= bottom
+        cols <<= 1
+        cols |= right
+        report.update(bit + 1)
+    del draw, bottom, right, last
+    # Relabel the vertices, so that vertex 0 is not always the biggest hub. The edges
+    # were drawn independently, so their order is already random: unlike the Graph500
+    # reference code there is no need to shuffle the edge list.
+    permutation = rng.permutation(num_vertices).astype(np.int32)
+    np.take(permutation, rows, out=rows)
+    np.take(permutation, cols, out=cols)
+    name = f"kronecker-{scale}-ef{edge_factor}-seed{seed}"
+    graph = _undirected_csr_pow2(rows, cols, scale, name=name)
+    report.done()
+    return graph
+# [generator-kronecker-end]
+
+
+class _Progress:
+    """One line on stderr, rewritten in place on a terminal (a new line per update elsewhere)."""
+
+    def __init__(self, label: str, total: int, *, enabled: bool):
+        self.label, self.total, self.enabled = label, total, enabled
+        self.inplace = enabled and sys.stderr.isatty()
+
+    def update(self, step: int) -> None:
+        if self.enabled:
+            end = "\r" if self.inplace else "\n"
+            print(f"{self.label}: bit {step}/{self.total}", end=end, file=sys.stderr, flush=True)
+
+    def done(self) -> None:
+        if self.enabled:
+            print(f"{self.label}: building the CSR graph ... done", file=sys.stderr, flush=True)
+
+
+def _grid_arcs(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """The arcs of the 4-neighbour grid, grouped by source, neighbours in increasing id."""
+    n = rows * cols
+    r, c = np.divmod(np.arange(n, dtype=np.int64), cols)
+    # Candidate neighbours up, left, right, down: already in increasing id order.
+    steps = np.array([-cols, -1, 1, cols], dtype=np.int64)
+    exists = np.stack([r > 0, c > 0, c < cols - 1, r < rows - 1], axis=1)
+    sources = np.broadcast_to(np.arange(n, dtype=np.int64)[:, None], (n, 4))[exists]
+    targets = (np.arange(n, dtype=np.int64)[:, None] + steps)[exists]
+    return sources, targets
+
+
+# [generator-grid-begin]
+def grid2d(rows: int, cols: int) -> CSRGraph:
+    """A ``rows`` x ``cols`` grid: vertex ``r * cols + c`` is joined to its up, left, right
+    and down neighbours (undirected). Its diameter ``rows + cols - 2`` makes it the
+    road-network stand-in: thousands of BFS levels with little work in each."""
+    if rows < 1 or cols < 1:
+        raise GeneratorError(f"grid {rows}x{cols}: rows and cols must be at least 1")
+    _check_vertex_count(rows * cols, f"grid {rows}x{cols}")
+    sources, targets = _grid_arcs(rows, cols)
+    # The arcs come out grouped by source already: the offsets are a running count.
+    offsets = np.zeros(rows * cols + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sources, minlength=rows * cols), out=offsets[1:])
+    return CSRGraph(offsets, targets, directed=False, name=f"grid-{rows}x{cols}")
+# [generator-grid-end]
+
+
+# [generator-hubs-begin]
+def grid_with_hubs(
+    rows: int,
+    cols: int,
+    seed: int = 0,
+    hub_fraction: float = 0.001,
+    hub_degree_factor: float = 100,
+) -> CSRGraph:
+    """The grid of :func:`grid2d` plus hubs: about ``hub_fraction`` of the vertices, chosen
+    at random, get extra undirected edges to random other vertices until their degree is
+    about ``hub_degree_factor`` times the average degree (of the final graph).
+
+    This mixes the two worst cases of Liu et al. (2014): a high diameter and a few
+    vertices with a huge degree, which leave one thread doing most of a level's work.
+    """
+    if rows < 1 or cols < 1:
+        raise GeneratorError(f"grid {rows}x{cols}: rows and cols must be at least 1")
+    n = rows * cols
+    _check_vertex_count(n, f"grid {rows}x{cols}")
+    if n < 2:
+        raise GeneratorError("a grid with hubs needs at least 2 vertices")
+    if hub_degree_factor < 1:
+        raise GeneratorError(f"hub_degree_factor={hub_degree_factor}: it must be at least 1")
+    if not 0 < hub_fraction <= 1:
+        raise GeneratorError(f"hub_fraction={hub_fraction}: it must be in (0, 1]")
+    rng = np.random.default_rng(seed)
+    grid_src, grid_dst = _grid_arcs(rows, cols)
+    num_hubs = max(1, round(hub_fraction * n))
+    hubs = rng.choice(n, size=num_hubs, replace=False)
+    # Each hub gets k extra edges (stored both ways, so they also raise the average).
+    # A hub should end with degree F * average:  d + k = F * (grid_arcs + 2 * hubs * k) / n,
+    # with d the grid's average degree; solve for k.
+    grid_degree = grid_src.size / n
+    room = 1 - 2 * hub_degree_factor * num_hubs / n
+    if room <= 0:
+        raise GeneratorError(
+            f"grid {rows}x{cols} with {num_hubs} hubs of {hub_degree_factor}x the average "
+            "degree: impossible, the hubs would hold more than all the edges; use a larger "
+            "grid or a lower hub_fraction or hub_degree_factor"
+        )
+    extra = max(0, round((hub_degree_factor - 1) * grid_degree / room))
+    hub_src = np.repeat(hubs.astype(np.int64), extra)
+    # Uniform over the other n - 1 vertices: draw from 0..n-2 and skip the hub itself.
+    hub_dst = rng.integers(0, n - 1, size=hub_src.size, dtype=np.int64)
+    hub_dst += hub_dst >= hub_src
+    both_src, both_dst = _both_ways(hub_src, hub_dst)
+    name = f"hubs-{rows}x{cols}-seed{seed}"
+    return _csr_from_arcs(
+        np.concatenate([grid_src, both_src]),
+        np.concatenate([grid_dst, both_dst]),
+        n,
+        directed=False,
+        name=name,
+    )
+# [generator-hubs-end]
+
+
+#: Size of the built-in default graph, as Rodinia's ``graph65536.txt`` input.
+DEFAULT_NUM_NODES = 65_536
+
+
+def default_graph() -> CSRGraph:
+    """The graph ``rodinia-bfs run`` uses when no file is given: Rodinia-style, 65,536
+    nodes, seed 0 (393,074 stored edges). It takes about 10 ms to build, so it is built
+    afresh at each call rather than shared (callers may then modify it freely)."""
+    return rodinia_graphgen(DEFAULT_NUM_NODES, seed=0)
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One parameter of a generator, as the command line offers it."""
+
+    name: str
+    type: type
+    default: object = None  # None: required
+    help: str = ""
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+
+@dataclass(frozen=True)
+class Generator:
+    """A graph family for ``rodinia-bfs generate KIND``: call it with its parameters."""
+
+    kind: str
+    function: Callable[..., CSRGraph]
+    summary: str
+    parameters: tuple[Parameter, ...]
+
+    def __call__(self, **kwargs) -> CSRGraph:
+        """Make the graph. Parameters left out or ``None`` take their defaults; a
+        ``seed`` given to a deterministic generator (the grid) is ignored."""
+        known = {p.name for p in self.parameters}
+        if "seed" not in known:
+            kwargs.pop("seed", None)
+        unknown = sorted(set(kwargs) - known)
+        if unknown:
+            raise TypeError(f"generator {self.kind!r} has no parameter {unknown[0]!r}")
+        missing = [p.name for p in self.parameters if p.required and kwargs.get(p.name) is None]
+        if missing:
+            raise TypeError(f"generator {self.kind!r} needs {missing[0]!r}")
+        given = {k: v for k, v in kwargs.items() if v is not None}
+        return self.function(**given)
+
+
+_SEED = Parameter("seed", int, 0, "seed of the random generator (same seed, same graph)")
+
+#: The generators by the name ``rodinia-bfs generate KIND`` knows them.
+GENERATORS: dict[str, Generator] = {
+    "rodinia": Generator(
+        "rodinia",
+        rodinia_graphgen,
+        "Rodinia graphgen: 2-4 random edges per node, stored both ways (average degree 6)",
+        (Parameter("num_nodes", int, help="number of vertices"), _SEED),
+    ),
+    "kronecker": Generator(
+        "kronecker",
+        kronecker,
+        "Graph500 Kronecker / R-MAT: 2**scale vertices, skewed degrees, permuted labels",
+        (
+            Parameter("scale", int, help="log2 of the number of vertices"),
+            Parameter("edge_factor", int, GRAPH500_EDGE_FACTOR, "edges per vertex (undirected)"),
+            _SEED,
+            Parameter("a", float, GRAPH500_A, "R-MAT probability of the top-left quadrant"),
+            Parameter("b", float, GRAPH500_B, "R-MAT probability of the top-right quadrant"),
+            Parameter("c", float, GRAPH500_C, "R-MAT probability of the bottom-left quadrant"),
+        ),
+    ),
+    "grid": Generator(
+        "grid",
+        grid2d,
+        "2D grid with 4 neighbours: high diameter, like a road network",
+        (
+            Parameter("rows", int, help="number of rows"),
+            Parameter("cols", int, help="number of columns"),
+        ),
+    ),
+    "hubs": Generator(
+        "hubs",
+        grid_with_hubs,
+        "2D grid plus hubs of about 100x the average degree (Liu et al. 2014)",
+        (
+            Parameter("rows", int, help="number of rows"),
+            Parameter("cols", int, help="number of columns"),
+            _SEED,
+            Parameter("hub_fraction", float, 0.001, "fraction of vertices that are hubs"),
+            Parameter("hub_degree_factor", float, 100.0, "hub degree / average degree"),
+        ),
+    ),
+}

@@ -1,0 +1,151 @@
+"""The CPU reference every GPU result is checked against.
+
+Two implementations of the same breadth-first search:
+
+* :func:`bfs_serial` -- the textbook BFS with a FIFO queue, one vertex at a time.
+  It is the algorithm the tutorial starts from, and short enough to trust by reading.
+* :func:`bfs_frontier` -- the same search one *level* at a time, vectorised with NumPy:
+  all out-edges of the frontier are gathered at once. It is the shape every GPU step
+  takes, and fast enough for graphs of millions of vertices.
+
+Both return the BFS level of every vertex (``-1``: unreachable) and a parent tree. The
+frontier version picks, among the frontier vertices that reach a new vertex, the first
+in queue order, so both give the same parents, not just the same levels.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from rodinia_bfs.errors import RodiniaBFSError
+from rodinia_bfs.graphs.csr import CSRGraph
+
+#: ``bfs_reference(method="auto")`` uses the serial BFS up to this many vertices.
+SERIAL_MAX_VERTICES = 5_000
+
+#: bfs_frontier gathers the edges of a frontier in pieces of about this many edges
+#: (2 MiB of int64 indices: small enough to stay in the cache).
+EDGES_PER_PIECE = 1 << 18
+
+_NO_EDGE = np.iinfo(np.int64).max
+
+
+@dataclass
+class BFSResult:
+    """Levels and parents of a BFS from one source.
+
+    ``levels[v]`` is the number of edges on a shortest path from the source to ``v``,
+    ``-1`` if ``v`` is unreachable. ``parents[v]`` is the vertex ``v`` was discovered
+    from (``parents[source] == source``), ``-1`` if ``v`` is unreachable. Both int32.
+    """
+
+    levels: np.ndarray
+    parents: np.ndarray
+
+
+def check_source(graph: CSRGraph, source) -> int:
+    """``source`` as a Python int; a one-line :class:`RodiniaBFSError` if the graph
+    has no such vertex."""
+    source = operator.index(source)
+    n = graph.num_vertices
+    if not 0 <= source < n:
+        where = f"0..{n - 1}" if n else "it has no vertices"
+        raise RodiniaBFSError(f"source {source} is outside the graph ({where})")
+    return source
+
+
+# [reference-serial-begin]
+def bfs_serial(graph: CSRGraph, source: int) -> BFSResult:
+    """Textbook BFS: a FIFO queue of discovered vertices; each vertex taken from the
+    queue discovers its unvisited neighbours, one level further from the source."""
+    source = check_source(graph, source)
+    # Plain Python lists: reading NumPy arrays one element at a time is much slower.
+    offsets, targets = graph.offsets.tolist(), graph.targets.tolist()
+    levels = [-1] * graph.num_vertices
+    parents = [-1] * graph.num_vertices
+    levels[source], parents[source] = 0, source
+    queue = deque([source])
+    while queue:
+        u = queue.popleft()
+        for v in targets[offsets[u] : offsets[u + 1]]:
+            if levels[v] == -1:  # first visit: v is one level below u
+                levels[v] = levels[u] + 1
+                parents[v] = u
+                queue.append(v)
+    return BFSResult(np.array(levels, dtype=np.int32), np.array(parents, dtype=np.int32))
+# [reference-serial-end]
+
+
+# [reference-frontier-begin]
+def bfs_frontier(graph: CSRGraph, source: int) -> BFSResult:
+    """Level-synchronous BFS with NumPy: expand the whole frontier at once.
+
+    Per level: gather every out-edge of the frontier, keep those that reach unvisited
+    vertices, and give each new vertex one parent -- the first frontier vertex (in
+    frontier order) that reaches it, as the serial queue would. The new vertices, in
+    the order they were first reached, are the next frontier.
+    """
+    source = check_source(graph, source)
+    n = graph.num_vertices
+    levels = np.full(n, -1, dtype=np.int32)
+    parents = np.full(n, -1, dtype=np.int32)
+    levels[source], parents[source] = 0, source
+    first_edge = np.full(n, _NO_EDGE, dtype=np.int64)  # scratch space of _expand
+    frontier = np.array([source], dtype=np.int64)
+    level = 0
+    while frontier.size:
+        level += 1
+        # Expand the frontier in pieces of about EDGES_PER_PIECE edges, in order: the
+        # temporary arrays then stay in the cache, and a vertex reached by an earlier
+        # piece is already visited for the later ones, so the first edge still wins.
+        ends = np.cumsum(graph.offsets[frontier + 1] - graph.offsets[frontier])
+        cuts = np.searchsorted(ends, np.arange(EDGES_PER_PIECE, ends[-1], EDGES_PER_PIECE))
+        pieces = [piece for piece in np.split(frontier, cuts) if piece.size]
+        frontier = np.concatenate(
+            [_expand(graph, piece, level, levels, parents, first_edge) for piece in pieces]
+        )
+    return BFSResult(levels, parents)
+
+
+def _expand(graph, frontier, level, levels, parents, first_edge) -> np.ndarray:
+    """Visit the unvisited out-neighbours of ``frontier`` at ``level``; return them in
+    the order they are first reached."""
+    starts = graph.offsets[frontier]
+    counts = graph.offsets[frontier + 1] - starts
+    ends = np.cumsum(counts)  # the edges of frontier[i] are gathered just before ends[i]
+    # Position in `targets` of every gathered edge: the k-th edge of frontier[i]
+    # is at starts[i] + k, and it is gathered at ends[i] - counts[i] + k.
+    edge_index = np.arange(ends[-1], dtype=np.int64)
+    edge_index += np.repeat(starts - (ends - counts), counts)
+    neighbors = graph.targets[edge_index]
+    reaching = np.flatnonzero(levels[neighbors] == -1)  # gathered edges to unvisited vertices
+    candidates = neighbors[reaching]
+    # Several edges may reach the same vertex (from different frontier vertices, or
+    # duplicate edges): the first in gather order wins, as in the serial queue BFS.
+    # first_edge[v] is the first such edge; only the entries touched are reset after,
+    # so a level costs O(its edges), not O(vertices).
+    np.minimum.at(first_edge, candidates, reaching)
+    wins = first_edge[candidates] == reaching
+    first_edge[candidates] = _NO_EDGE
+    new = candidates[wins].astype(np.int64)
+    # Gathered edge j came from frontier[i] with ends[i - 1] <= j < ends[i].
+    parents[new] = frontier[np.searchsorted(ends, reaching[wins], side="right")]
+    levels[new] = level
+    return new
+# [reference-frontier-end]
+
+
+def bfs_reference(graph: CSRGraph, source: int, method: str = "auto") -> BFSResult:
+    """The CPU reference BFS: ``method`` is ``"serial"``, ``"frontier"``, or ``"auto"``
+    (serial up to :data:`SERIAL_MAX_VERTICES` vertices, frontier above)."""
+    if method == "auto":
+        method = "serial" if graph.num_vertices <= SERIAL_MAX_VERTICES else "frontier"
+    if method == "serial":
+        return bfs_serial(graph, source)
+    if method == "frontier":
+        return bfs_frontier(graph, source)
+    raise ValueError(f"unknown reference method {method!r} (serial, frontier or auto)")

@@ -1,0 +1,648 @@
+"""The ``cpu`` backend: an emulator of the HIP execution model.
+
+No GPU is needed. The same HIP kernel sources that hiprtc and NVRTC compile are
+compiled here by the system C++ compiler (``$CXX``, else ``c++``, ``g++`` or
+``clang++``) into a shared library, with ``include/hip_emulator.h`` pre-included. That
+header defines what the HIP compiler would provide (``threadIdx``, ``__shared__``,
+``__syncthreads``, atomics, the warp operations of ``bfs_common.h``) and, compiled on
+its own, the emulator's runtime: a pool of worker threads that run the blocks of a
+grid, each block's threads as cooperative fibers.
+
+What the HIP calls become:
+
+* ``hiprtcCompileProgram`` + ``hipModuleLoadData``: ``c++ -shared``, then ``dlopen``
+  (through ctypes). The backend appends one launcher per kernel to the translation
+  unit; the kernels are found by their ``extern "C" __global__ void NAME(`` lines.
+* ``hipModuleLaunchKernel``: a call of the kernel's launcher with the same
+  ``void* kernelParams[]`` array. ctypes releases the GIL for the call, and the launch
+  returns when the whole grid has run.
+* ``hipMalloc``: host memory from the C library (``posix_memalign``, 256-byte aligned);
+  the "device address" is its address. ``hipMemcpy`` is a checked ``memmove``.
+* Streams and events: everything is synchronous; events record ``time.perf_counter``.
+
+Compiled libraries are cached on disk, keyed by everything that goes into them, so a
+second run with the same sources does not invoke the compiler.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from rodinia_bfs.errors import CompileError, DeviceError
+from rodinia_bfs.runtime.base import (
+    Device,
+    DeviceBuffer,
+    Event,
+    Kernel,
+    Module,
+    PinnedArray,
+    Stream,
+    dim3,
+    pack_args,
+)
+
+#: The emulator header: pre-included into every kernel module, and the runtime's source.
+EMULATOR_HEADER = Path(__file__).resolve().parent / "include" / "hip_emulator.h"
+
+#: Bumped when the way modules are built changes, so that old cache entries are not used.
+_CACHE_FORMAT = "rodinia-bfs-emu-1"
+_BASE_FLAGS = ["-x", "c++", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidden",
+               "-U_FORTIFY_SOURCE"]
+_OPT_FLAGS = ["-O2"]
+_ASAN_FLAGS = ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"]
+_ALIGNMENT = 256
+_ABI = 1
+
+#: How many times this process ran the compiler to build a library (the tests read it).
+compiler_runs = 0
+
+_lock = threading.RLock()
+
+
+# ---------------------------------------------------------------------------------------
+# The compiler
+# ---------------------------------------------------------------------------------------
+
+class _Compiler:
+    """A C++ compiler command, and what it says about itself."""
+
+    def __init__(self, command: list[str], version: str):
+        self.command = command
+        self.version = version  # the whole `--version` output: part of every cache key
+        first = version.splitlines()[0] if version else command[0]
+        family = "clang++" if "clang" in first.lower() else "g++"
+        numbers = re.findall(r"\b(\d+)\.(\d+)(?:\.\d+)?\b", first)
+        short = f"{numbers[-1][0]}.{numbers[-1][1]}" if numbers else ""
+        self.display = f"{family} {short}".strip()
+        self.is_clang = family == "clang++"
+
+    @property
+    def identity(self) -> str:
+        return json.dumps([self.command, self.version])
+
+    def run(self, args: list[str], cwd: str) -> tuple[int, str]:
+        """Run the compiler; returns the exit status and its whole output."""
+        global compiler_runs
+        with _lock:
+            compiler_runs += 1
+        try:
+            proc = subprocess.run(self.command + args, cwd=cwd, env=_clean_env(),
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                  text=True, errors="replace", timeout=600)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return 1, f"{shlex.join(self.command)}: {exc}"
+        return proc.returncode, proc.stdout
+
+
+def _clean_env() -> dict[str, str]:
+    # A preloaded AddressSanitizer (see sanitize=True) is for this process, not for
+    # the compiler.
+    env = dict(os.environ)
+    env.pop("LD_PRELOAD", None)
+    return env
+
+
+_compilers: dict[tuple[str, ...], _Compiler | str] = {}
+
+
+def _find_compiler() -> _Compiler:
+    """``$CXX`` if set, else the first of c++, g++, clang++ that runs."""
+    cxx = os.environ.get("CXX", "").strip()
+    candidates = [shlex.split(cxx)] if cxx else [["c++"], ["g++"], ["clang++"]]
+    problems = []
+    for command in candidates:
+        key = tuple(command)
+        with _lock:
+            found = _compilers.get(key)
+            if found is None:
+                found = _probe_compiler(command)
+                _compilers[key] = found
+        if isinstance(found, _Compiler):
+            return found
+        problems.append(found)
+    raise DeviceError("no C++ compiler for the cpu emulator: " + "; ".join(problems))
+
+
+def _probe_compiler(command: list[str]) -> _Compiler | str:
+    path = shutil.which(command[0])
+    if path is None:
+        return f"{command[0]} not found"
+    command = [path] + command[1:]
+    try:
+        proc = subprocess.run(command + ["--version"], env=_clean_env(), capture_output=True,
+                              text=True, errors="replace", timeout=60)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{shlex.join(command)} does not run: {exc}"
+    if proc.returncode != 0:
+        return f"{shlex.join(command)} --version failed: {proc.stderr.strip()[:200]}"
+    return _Compiler(command, proc.stdout.strip())
+
+
+# ---------------------------------------------------------------------------------------
+# The cache of compiled libraries
+# ---------------------------------------------------------------------------------------
+
+def cache_dir() -> Path:
+    """``$RODINIA_BFS_CACHE/emu``, else ``$XDG_CACHE_HOME/rodinia-bfs/emu``, else
+    ``~/.cache/rodinia-bfs/emu``."""
+    if os.environ.get("RODINIA_BFS_CACHE"):
+        return Path(os.environ["RODINIA_BFS_CACHE"]) / "emu"
+    if os.environ.get("XDG_CACHE_HOME"):
+        return Path(os.environ["XDG_CACHE_HOME"]) / "rodinia-bfs" / "emu"
+    return Path.home() / ".cache" / "rodinia-bfs" / "emu"
+
+
+def _cache_key(*parts) -> str:
+    h = hashlib.sha256()
+    for part in (_CACHE_FORMAT,) + parts:
+        data = part if isinstance(part, bytes) else json.dumps(part, sort_keys=True).encode()
+        h.update(len(data).to_bytes(8, "little"))
+        h.update(data)
+    return h.hexdigest()[:40]
+
+
+_fallback_dir: str | None = None
+
+
+def _writable_cache() -> Path:
+    """The cache folder, or a private temporary one where it cannot be created."""
+    global _fallback_dir
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        if os.access(folder, os.W_OK):
+            return folder
+    except OSError:
+        pass
+    with _lock:
+        if _fallback_dir is None:
+            _fallback_dir = tempfile.mkdtemp(prefix="rodinia-bfs-emu-cache-")
+    return Path(_fallback_dir)
+
+
+def _build(compiler: _Compiler, key: str, files: dict[str, str], main: str, flags: list[str],
+           what: str) -> Path:
+    """Compile ``files[main]`` into ``<cache>/<key>.so`` unless it is there already.
+
+    The library is written under a temporary name and renamed into place, so that
+    processes compiling the same key at the same time never load a half-written file.
+    """
+    folder = _writable_cache()
+    target = folder / f"{key}.so"
+    if target.is_file():
+        return target
+    with tempfile.TemporaryDirectory(prefix="rodinia-bfs-emu-") as work:
+        for rel, text in files.items():
+            path = Path(work) / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+        partial = folder / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp"
+        status, log = compiler.run(flags + [main, "-o", str(partial)], cwd=work)
+        if status != 0:
+            partial.unlink(missing_ok=True)
+            raise CompileError(
+                f"compiling {what} for the cpu emulator failed "
+                f"({compiler.display} exited with status {status})", log)
+        os.replace(partial, target)
+    return target
+
+
+# ---------------------------------------------------------------------------------------
+# The runtime library (scheduler, fibers, worker pool), one per process and flavour
+# ---------------------------------------------------------------------------------------
+
+class _Runtime:
+    def __init__(self, lib: ctypes.CDLL):
+        self.lib = lib
+        lib.bfs_emu_runtime_api.restype = ctypes.c_void_p
+        lib.bfs_emu_runtime_api.argtypes = []
+        self.api = lib.bfs_emu_runtime_api()
+
+
+_runtimes: dict[str, _Runtime] = {}
+
+
+def _runtime(compiler: _Compiler, sanitize: bool) -> _Runtime:
+    header = EMULATOR_HEADER.read_text()
+    flags = _BASE_FLAGS + (_ASAN_FLAGS if sanitize else _OPT_FLAGS) + ["-pthread", "-DBFS_EMU_RUNTIME"]
+    key = _cache_key("runtime", compiler.identity, header, flags)
+    with _lock:
+        if key not in _runtimes:
+            path = _build(compiler, key, {"hip_emulator_runtime.cpp": header},
+                          "hip_emulator_runtime.cpp", flags, "the emulator runtime")
+            _runtimes[key] = _Runtime(ctypes.CDLL(str(path)))
+        return _runtimes[key]
+
+
+# ---------------------------------------------------------------------------------------
+# Finding the kernels of a source
+# ---------------------------------------------------------------------------------------
+
+_COMMENT_OR_STRING = re.compile(
+    r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.DOTALL)
+_KERNEL = re.compile(
+    r'extern\s*"C"\s*(?P<pre>(?:__\w+__\s*(?:\([^()]*\))?\s*)+)void\s+'
+    r'(?:__launch_bounds__\s*\([^()]*\)\s*)?(?P<name>[A-Za-z_]\w*)\s*\(')
+
+
+def kernel_names(source: str) -> list[str]:
+    """The ``extern "C" __global__`` kernels of a source, in order of appearance."""
+    def blank_comments(m):
+        text = m.group(0)
+        return text if text[0] in "\"'" else " "
+
+    stripped = _COMMENT_OR_STRING.sub(blank_comments, source)
+    names = []
+    for m in _KERNEL.finditer(stripped):
+        if "__global__" in m.group("pre") and m.group("name") not in names:
+            names.append(m.group("name"))
+    return names
+
+
+# ---------------------------------------------------------------------------------------
+# Device objects
+# ---------------------------------------------------------------------------------------
+
+class _LaunchConfig(ctypes.Structure):
+    # Mirrors bfs_emu::LaunchConfig in hip_emulator.h.
+    _fields_ = [
+        ("grid", ctypes.c_ulonglong * 3),
+        ("block", ctypes.c_ulonglong * 3),
+        ("shared_mem", ctypes.c_ulonglong),
+        ("workers", ctypes.c_longlong),
+    ]
+
+
+_LAUNCHER_ARGTYPES = [ctypes.POINTER(_LaunchConfig), ctypes.c_void_p, ctypes.c_int,
+                      ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_int]
+
+# ArgKind codes of hip_emulator.h: kind * 256 + size.
+_ARG_INT, _ARG_FLOAT, _ARG_POINTER = 1, 2, 3
+
+
+def _arg_code(holder) -> int:
+    if isinstance(holder, ctypes.c_uint64):  # a DeviceBuffer's address
+        return _ARG_POINTER * 256 + 8
+    kind = _ARG_FLOAT if holder.dtype.kind == "f" else _ARG_INT
+    return kind * 256 + holder.dtype.itemsize
+
+
+class CpuKernel(Kernel):
+    def __init__(self, module: "CpuModule", name: str, launcher):
+        self.module = module
+        self.name = name
+        self._launcher = launcher
+
+    def __repr__(self):
+        return f"<CpuKernel {self.name} of {self.module.name}>"
+
+
+class CpuModule(Module):
+    """A compiled kernel library. ``kernels`` lists its kernels; ``log`` holds the
+    compiler's warnings, if any; ``path`` is the cached library."""
+
+    def __init__(self, lib: ctypes.CDLL, name: str, kernels: list[str], path: Path, warp_size: int):
+        self.lib = lib
+        self.name = name
+        self.kernels = kernels
+        self.path = path
+        self.warp_size = warp_size
+        self._functions: dict[str, CpuKernel] = {}
+
+    def get_function(self, name: str) -> CpuKernel:
+        if name not in self._functions:
+            if name not in self.kernels:
+                raise DeviceError(
+                    f"no kernel named {name!r} in {self.name} (its extern \"C\" __global__ "
+                    f"kernels: {', '.join(self.kernels) or 'none'})")
+            launcher = getattr(self.lib, f"bfs_emu_launch_{name}")
+            launcher.argtypes = _LAUNCHER_ARGTYPES
+            launcher.restype = ctypes.c_int
+            self._functions[name] = CpuKernel(self, name, launcher)
+        return self._functions[name]
+
+
+class CpuStream(Stream):
+    """Work on the emulator is synchronous: a stream has nothing to wait for."""
+
+    def synchronize(self) -> None:
+        pass
+
+
+class CpuEvent(Event):
+    def __init__(self):
+        self._time: float | None = None
+
+    def record(self, stream: Stream | None = None) -> None:
+        self._time = time.perf_counter()
+
+    def synchronize(self) -> None:
+        if self._time is None:
+            raise DeviceError("event synchronized before it was recorded")
+
+    def elapsed_ms(self, end: "CpuEvent") -> float:
+        if self._time is None or getattr(end, "_time", None) is None:
+            raise DeviceError("elapsed_ms needs two recorded events")
+        return (end._time - self._time) * 1000.0
+
+
+# The C library's allocator (AddressSanitizer's, when it is preloaded: its red zones
+# then catch kernels that run past the end of a buffer).
+_libc = ctypes.CDLL(None)
+_posix_memalign = _libc.posix_memalign
+_posix_memalign.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_size_t]
+_posix_memalign.restype = ctypes.c_int
+_libc_free = _libc.free
+_libc_free.argtypes = [ctypes.c_void_p]
+_libc_free.restype = None
+
+
+def _physical_memory() -> int:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 8 << 30
+
+
+def _cpu_count() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def asan_preloaded() -> bool:
+    """Is AddressSanitizer's runtime loaded into this process?"""
+    try:
+        maps = Path("/proc/self/maps").read_text()
+    except OSError:
+        return False
+    return "libasan" in maps or "libclang_rt.asan" in maps
+
+
+def _asan_library(compiler: _Compiler) -> str:
+    name = "libclang_rt.asan-x86_64.so" if compiler.is_clang else "libasan.so"
+    try:
+        proc = subprocess.run(compiler.command + [f"-print-file-name={name}"], env=_clean_env(),
+                              capture_output=True, text=True, timeout=60)
+        path = proc.stdout.strip()
+        if proc.returncode == 0 and os.path.isabs(path) and os.path.exists(path):
+            return path
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+    return f"$({shlex.join(compiler.command)} -print-file-name={name})"
+
+
+_modules: dict[str, tuple[ctypes.CDLL, Path]] = {}
+
+
+def _clear_memo() -> None:
+    """Forget the modules loaded in this process, so that the next compile goes to the
+    disk cache (the tests use it)."""
+    with _lock:
+        _modules.clear()
+
+
+class CpuDevice(Device):
+    """The emulator as a device: ``warp_size`` 32 or 64, ``workers`` OS threads."""
+
+    backend = "cpu"
+
+    def __init__(self, warp_size: int | None = None, workers: int | None = None,
+                 sanitize: bool = False):
+        if warp_size is None:
+            warp_size = int(os.environ.get("RODINIA_BFS_EMU_WARP_SIZE", "32") or 32)
+        if warp_size not in (32, 64):
+            raise DeviceError(f"the cpu emulator's warp size must be 32 or 64, not {warp_size}")
+        if workers is None:
+            workers = _cpu_count()
+        if int(workers) < 1:
+            raise DeviceError(f"workers must be at least 1, not {workers}")
+        self.compiler = _find_compiler()
+        self.sanitize = bool(sanitize)
+        if self.sanitize and not asan_preloaded():
+            raise DeviceError(
+                "sanitize=True builds kernels with AddressSanitizer, which Python can only load "
+                "when its runtime is preloaded: run with "
+                f"LD_PRELOAD={_asan_library(self.compiler)} ASAN_OPTIONS=detect_leaks=0")
+        self.warp_size = warp_size
+        self.workers = int(workers)
+        self.arch = f"cpu-w{warp_size}"
+        self.total_memory = _physical_memory()
+        plural = "worker" if self.workers == 1 else "workers"
+        asan = ", AddressSanitizer" if self.sanitize else ""
+        self.name = f"CPU emulator ({self.compiler.display}, {self.workers} {plural}{asan})"
+        self._runtime = _runtime(self.compiler, self.sanitize)
+        self._allocations: dict[int, int] = {}
+
+    # -- compilation ----------------------------------------------------------------------
+    def compile(self, source: str, name: str = "kernel.hip", defines: dict | None = None,
+                headers: dict[str, str] | None = None) -> CpuModule:
+        """Compile HIP C++ ``source`` into an emulator module.
+
+        ``headers`` maps include names to their text; left out, the headers of
+        ``hip_kernels/`` are used. Compile errors raise CompileError with the compiler's
+        log, whose diagnostics name ``name`` and its lines.
+        """
+        if headers is None:
+            from rodinia_bfs.kernels import kernel_headers
+
+            headers = kernel_headers()
+        name = _safe_file_name(name)
+        for include in headers:
+            _check_header_name(include)
+        define_flags = [_define_flag(k, v) for k, v in sorted((defines or {}).items())]
+        kernels = kernel_names(source)
+        # One launcher per kernel, appended to the translation unit; #line makes any
+        # error in them say where it comes from, and leaves the user's lines alone.
+        launchers = "\n#line 1 \"<emulator launchers>\"\nBFS_EMU_MODULE()\n" + "".join(
+            f"BFS_EMU_KERNEL({k})\n" for k in kernels)
+        flags = (_BASE_FLAGS + (_ASAN_FLAGS if self.sanitize else _OPT_FLAGS + ["-Wl,-z,defs"])
+                 + ["-DBFS_EMULATOR", f"-DBFS_EMULATOR_WARP_SIZE={self.warp_size}"]
+                 + define_flags + ["-include", str(EMULATOR_HEADER), "-I", "."])
+        header_text = EMULATOR_HEADER.read_text()
+        key = _cache_key("module", self.compiler.identity, header_text, name, source,
+                         headers, define_flags, self.warp_size, self.sanitize, flags)
+        with _lock:
+            if key not in _modules:
+                files = dict(headers)
+                files[name] = source + launchers
+                path = _build(self.compiler, key, files, name, flags, name)
+                lib = ctypes.CDLL(str(path))
+                lib.bfs_emu_bind.argtypes = [ctypes.c_void_p]
+                lib.bfs_emu_bind.restype = ctypes.c_int
+                if lib.bfs_emu_bind(self._runtime.api) != 0:
+                    raise DeviceError(f"{name}: the compiled module does not match the emulator runtime")
+                _modules[key] = (lib, path)
+            lib, path = _modules[key]
+        return CpuModule(lib, name, kernels, path, self.warp_size)
+
+    # -- memory -------------------------------------------------------------------------------
+    def malloc(self, nbytes: int) -> DeviceBuffer:
+        nbytes = _size(nbytes, "malloc")
+        if nbytes > self.total_memory:
+            raise DeviceError(f"out of memory: malloc of {nbytes} bytes exceeds the "
+                              f"{self.total_memory} bytes of RAM")
+        ptr = ctypes.c_void_p()
+        if _posix_memalign(ctypes.byref(ptr), _ALIGNMENT, max(nbytes, 1)) != 0 or not ptr.value:
+            raise DeviceError(f"out of memory: malloc of {nbytes} bytes failed")
+        self._allocations[ptr.value] = nbytes
+        return DeviceBuffer(ptr.value, nbytes, self)
+
+    def free(self, buf: DeviceBuffer) -> None:
+        self._check_buffer(buf, "free")
+        del self._allocations[buf.ptr]
+        _libc_free(buf.ptr)
+        buf.freed = True
+
+    def host_malloc(self, shape, dtype) -> PinnedArray:
+        # Ordinary memory: nothing is page-locked, nothing needs to be.
+        return np.zeros(shape, dtype=dtype).view(PinnedArray)
+
+    def memcpy_htod(self, dst: DeviceBuffer, src: np.ndarray) -> None:
+        self._check_buffer(dst, "memcpy_htod")
+        src = np.ascontiguousarray(src)
+        if src.nbytes > dst.nbytes:
+            raise DeviceError(f"memcpy_htod: copying {src.nbytes} bytes into a device buffer "
+                              f"of {dst.nbytes} bytes")
+        if src.nbytes:
+            ctypes.memmove(dst.ptr, src.ctypes.data, src.nbytes)
+
+    def memcpy_dtoh(self, dst: np.ndarray, src: DeviceBuffer) -> None:
+        self._check_buffer(src, "memcpy_dtoh")
+        if not isinstance(dst, np.ndarray) or not dst.flags.c_contiguous or not dst.flags.writeable:
+            raise DeviceError("memcpy_dtoh: the destination must be a writable C-contiguous array")
+        if dst.nbytes > src.nbytes:
+            raise DeviceError(f"memcpy_dtoh: copying {dst.nbytes} bytes out of a device buffer "
+                              f"of {src.nbytes} bytes")
+        if dst.nbytes:
+            ctypes.memmove(dst.ctypes.data, src.ptr, dst.nbytes)
+
+    def memcpy_htod_async(self, dst: DeviceBuffer, src: np.ndarray, stream: Stream) -> None:
+        self.memcpy_htod(dst, src)
+
+    def memcpy_dtoh_async(self, dst: np.ndarray, src: DeviceBuffer, stream: Stream) -> None:
+        self.memcpy_dtoh(dst, src)
+
+    def memset(self, buf: DeviceBuffer, byte: int, nbytes: int | None = None,
+               stream: Stream | None = None) -> None:
+        self._check_buffer(buf, "memset")
+        nbytes = buf.nbytes if nbytes is None else _size(nbytes, "memset")
+        if nbytes > buf.nbytes:
+            raise DeviceError(f"memset: {nbytes} bytes into a device buffer of {buf.nbytes} bytes")
+        if not 0 <= int(byte) <= 255:
+            raise DeviceError(f"memset: the value must be a byte (0..255), not {byte}")
+        if nbytes:
+            ctypes.memset(buf.ptr, int(byte), nbytes)
+
+    def _check_buffer(self, buf: DeviceBuffer, what: str) -> None:
+        if not isinstance(buf, DeviceBuffer):
+            raise DeviceError(f"{what}: expected a DeviceBuffer, got {type(buf).__name__}")
+        if buf.device is not self:
+            raise DeviceError(f"{what}: the buffer belongs to another device")
+        if buf.freed or buf.ptr not in self._allocations:
+            raise DeviceError(f"{what}: the device buffer at {buf.ptr:#x} was freed")
+
+    # -- execution ----------------------------------------------------------------------------
+    def stream(self) -> CpuStream:
+        return CpuStream()
+
+    def event(self) -> CpuEvent:
+        return CpuEvent()
+
+    def launch(self, kernel: Kernel, grid, block, args: Sequence, shared_mem: int = 0,
+               stream: Stream | None = None) -> None:
+        if not isinstance(kernel, CpuKernel):
+            raise DeviceError(f"launch: {kernel!r} is not a kernel of the cpu backend")
+        grid, block = dim3(grid), dim3(block)
+        if max(grid + block) >= 1 << 63:
+            raise DeviceError(f"launch of {kernel.name}: grid {grid} or block {block} too large")
+        shared_mem = _size(shared_mem, "launch: shared_mem")
+        for i, arg in enumerate(args):
+            if isinstance(arg, DeviceBuffer) and not arg.freed and arg.device is self \
+                    and arg.ptr not in self._allocations:
+                raise DeviceError(f"kernel argument {i} is a freed device buffer")
+        params, holders = pack_args(args)
+        codes = (ctypes.c_int * max(len(holders), 1))(*[_arg_code(h) for h in holders])
+        config = _LaunchConfig(grid, block, shared_mem, self.workers)
+        error = ctypes.create_string_buffer(1024)
+        status = kernel._launcher(ctypes.byref(config), ctypes.cast(params, ctypes.c_void_p),
+                                  len(holders), codes, error, len(error))
+        if status != 0:
+            raise DeviceError(error.value.decode(errors="replace"))
+
+    def synchronize(self) -> None:
+        pass
+
+    def __del__(self):
+        # Buffers hold their device, so whatever is still allocated here is unreachable.
+        try:
+            for ptr in list(self._allocations):
+                _libc_free(ptr)
+            self._allocations.clear()
+        except Exception:
+            pass
+
+
+def _size(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise DeviceError(f"{what}: size must be a non-negative int, not {value!r}")
+    return int(value)
+
+
+def _safe_file_name(name: str) -> str:
+    base = os.path.basename(str(name or ""))
+    return base if re.fullmatch(r"[\w.+-]+", base) and base not in (".", "..") else "kernel.hip"
+
+
+def _check_header_name(name: str) -> None:
+    parts = Path(name).parts
+    if not parts or Path(name).is_absolute() or ".." in parts:
+        raise DeviceError(f"header name {name!r} must be a relative path inside the include folder")
+
+
+def _define_flag(name, value) -> str:
+    if not re.fullmatch(r"[A-Za-z_]\w*", str(name)):
+        raise DeviceError(f"define {name!r} is not a valid macro name")
+    if value is None:
+        return f"-D{name}"
+    if isinstance(value, bool):
+        value = int(value)
+    return f"-D{name}={value}"
+
+
+# ---------------------------------------------------------------------------------------
+# The backend entry points
+# ---------------------------------------------------------------------------------------
+
+def probe() -> tuple[bool, str]:
+    """Usable when a C++ compiler runs; the reason names it."""
+    try:
+        compiler = _find_compiler()
+    except DeviceError as exc:
+        return False, str(exc)
+    return True, f"emulator with {compiler.display} ({shlex.join(compiler.command)})"
+
+
+def create(warp_size: int | None = None, workers: int | None = None, sanitize: bool = False,
+           **unknown) -> CpuDevice:
+    """``warp_size`` 32 or 64 (default ``$RODINIA_BFS_EMU_WARP_SIZE``, else 32),
+    ``workers`` (default: the CPUs this process may use), ``sanitize``
+    (AddressSanitizer build; needs libasan preloaded)."""
+    if unknown:
+        raise DeviceError(f"the cpu backend has no option(s) {', '.join(sorted(unknown))}")
+    return CpuDevice(warp_size=warp_size, workers=workers, sanitize=sanitize)

@@ -1,0 +1,259 @@
+"""``rodinia-bfs bench``: the quick suite on the cpu backend, its JSON, table and plots;
+a wrong variant makes it fail; GTEPS and the source choice on their own.
+
+No timing is asserted here beyond "positive, median between min and max".
+"""
+
+import json
+import sys
+
+import numpy as np
+import pytest
+
+from rodinia_bfs.bench import report
+from rodinia_bfs.bench.runner import frontier_sizes, gteps, select_sources, traversed_edges
+from rodinia_bfs.bench.suites import SUITES, default_sources, suite_graphs
+from rodinia_bfs.cli import main
+from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.reference import bfs_reference
+from rodinia_bfs.variants import STEPS, BFSRun
+
+from helpers import DATA, awkward_graph
+
+QUICK_GRAPHS = [spec.name for spec in suite_graphs("quick")]
+SOURCES = default_sources("quick")
+
+META_FIELDS = {"date", "host", "cpu", "cpu_count", "suite", "sources_per_graph", "seed",
+               "variants", "backend", "device", "arch", "warp_size", "total_memory",
+               "device_description", "versions", "command", "argv"}
+GRAPH_FIELDS = {"name", "description", "vertices", "edges", "directed", "max_degree",
+                "mean_degree", "sources", "traversed_edges", "levels", "frontier_sizes",
+                "upload_ms", "reference", "variants"}
+SPREAD_FIELDS = {"median_ms", "min_ms", "max_ms", "times_ms", "gteps_median"}
+VARIANT_FIELDS = SPREAD_FIELDS | {"setup_ms", "levels", "iterations", "valid",
+                                  "speedup_vs_reference", "profile"}
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    """The whole quick suite on the cpu backend, through the command line, once."""
+    out = tmp_path_factory.mktemp("bench")
+    json_path, plot_dir, results_dir = out / "results.json", out / "plots", out / "folder"
+    code = main(["bench", "--suite", "quick", "--backend", "cpu",
+                 "--json", str(json_path), "--plot", str(plot_dir), "--out", str(results_dir)])
+    return code, json.loads(json_path.read_text()), plot_dir, results_dir
+
+
+def test_quick_suite_passes(quick_run):
+    code, results, _, _ = quick_run
+    assert code == 0
+
+
+def test_json_meta(quick_run):
+    _, results, _, _ = quick_run
+    meta = results["meta"]
+    assert META_FIELDS <= set(meta)
+    assert meta["backend"] == "cpu" and meta["device"]
+    assert meta["warp_size"] in (32, 64)
+    assert meta["suite"] == "quick" and meta["sources_per_graph"] == SOURCES
+    assert meta["variants"] == ["reference", *STEPS]
+    for library in ("rodinia_bfs", "python", "numpy", "scipy"):
+        assert meta["versions"][library]
+    assert meta["command"].startswith("rodinia-bfs bench --suite quick --backend cpu")
+
+
+def test_json_graphs(quick_run):
+    _, results, _, _ = quick_run
+    expected = [name for name in QUICK_GRAPHS
+                if name != "as-22july06" or (DATA / "social/as-22july06.mtx").is_file()]
+    assert [g["name"] for g in results["graphs"]] == expected
+    assert {s["name"] for s in results["skipped"]} == set(QUICK_GRAPHS) - set(expected)
+    for graph in results["graphs"]:
+        assert GRAPH_FIELDS <= set(graph), graph["name"]
+        assert graph["vertices"] > 0 and graph["edges"] > 0
+        assert graph["max_degree"] >= graph["mean_degree"] > 0
+        assert len(graph["sources"]) == len(graph["traversed_edges"]) == len(graph["levels"]) == SOURCES
+        assert sum(graph["frontier_sizes"]) <= graph["vertices"]
+        assert len(graph["frontier_sizes"]) == graph["levels"][0]
+        assert graph["upload_ms"] > 0
+        _check_spread(graph["reference"])
+        assert set(graph["variants"]) == set(STEPS)
+        for name, measured in graph["variants"].items():
+            where = f"{name} on {graph['name']}"
+            assert VARIANT_FIELDS <= set(measured), where
+            assert measured["valid"] is True, where
+            _check_spread(measured)
+            assert measured["setup_ms"] > 0
+            assert measured["levels"] == graph["levels"], where
+            assert len(measured["iterations"]) == SOURCES
+            assert measured["speedup_vs_reference"] == pytest.approx(
+                graph["reference"]["median_ms"] / measured["median_ms"])
+            profile = measured["profile"]
+            assert profile["source"] == graph["sources"][0]
+            assert profile["frontier_sizes"] == graph["frontier_sizes"]
+            assert len(profile["level_times_ms"]) == measured["iterations"][0]
+            assert all(t >= 0 for t in profile["level_times_ms"])
+
+
+def _check_spread(measured):
+    assert SPREAD_FIELDS <= set(measured)
+    assert len(measured["times_ms"]) == SOURCES
+    assert all(t > 0 for t in measured["times_ms"])
+    assert measured["min_ms"] <= measured["median_ms"] <= measured["max_ms"]
+    assert measured["min_ms"] == min(measured["times_ms"])
+    assert measured["max_ms"] == max(measured["times_ms"])
+    assert measured["gteps_median"] > 0
+
+
+def test_plots_are_pngs(quick_run):
+    _, results, plot_dir, _ = quick_run
+    names = {"gteps.png", "frontier.png"}
+    names |= {f"level_time_{g['name']}.png" for g in results["graphs"]}
+    assert {p.name for p in plot_dir.iterdir()} == names
+    for name in names:
+        assert (plot_dir / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", name
+
+
+def test_results_folder_and_docs_include(quick_run, tmp_path):
+    _, results, _, folder = quick_run
+    for name in ("results.json", "table.md", "table.csv", "command.txt", "plots/gteps.png"):
+        assert (folder / name).is_file(), name
+    assert (folder / "command.txt").read_text().strip() == results["meta"]["command"]
+    table = (folder / "table.md").read_text()
+    assert table == report.markdown_table(json.loads((folder / "results.json").read_text()))
+    docs = tmp_path / "docs"
+    text = report.docs_include(folder, docs, docs / "_generated")
+    assert "CPU-emulator figures, not GPU figures" in text
+    # Every file the include names exists: Sphinx's directives take "/..." from the
+    # docs root, csv-table takes its path from the folder of the included file.
+    named = 0
+    for line in text.splitlines():
+        for directive, base in ((".. literalinclude:: /", docs), (".. figure:: /", docs),
+                                ("   :file: ", docs / "_generated")):
+            if line.startswith(directive):
+                assert (base / line[len(directive):]).resolve().is_file(), line
+                named += 1
+    assert named == 4 + len(results["graphs"])
+
+
+def test_markdown_table(quick_run, capsys):
+    _, results, _, _ = quick_run
+    lines = report.markdown_table(results).splitlines()
+    header = lines[2]
+    for name in STEPS:
+        assert f"| {name} ms | {name} GTEPS | {name} speed-up |" in header
+    rows = [line for line in lines if line.startswith("| ") and line != header]
+    assert [row.split(" | ")[0][2:] for row in rows] == [g["name"] for g in results["graphs"]]
+
+
+def test_progress_on_stderr(tmp_path, capsys):
+    code = main(["bench", "--backend", "cpu", "--graphs", "kronecker-12", "--sources", "1",
+                 "--variants", "reference"])
+    assert code == 0
+    out, err = capsys.readouterr()
+    assert "[graph 1/1] kronecker-12" in err
+    assert "| kronecker-12 |" in out and "[graph" not in out
+
+
+def test_wrong_result_fails_the_bench(tmp_path, capsys, monkeypatch):
+    """A variant that gets one level wrong is marked invalid, has no times, and the
+    bench exits with status 3 after writing its report."""
+    name, step = next(iter(STEPS.items()))
+    correct_run = step.run
+
+    def wrong_run(self, source, profile=False):
+        result = correct_run(self, source, profile=profile)
+        levels = result.levels.copy()
+        far = int(np.argmax(levels))
+        levels[far] += 1
+        return BFSRun(levels, result.parents, result.iterations, result.level_times_ms)
+
+    monkeypatch.setattr(step, "run", wrong_run)
+    json_path = tmp_path / "r.json"
+    code = main(["bench", "--backend", "cpu", "--graphs", "grid-128x128", "--sources", "2",
+                 "--variants", f"reference,{name}", "--json", str(json_path)])
+    assert code == 3
+    out, err = capsys.readouterr()
+    assert "INVALID" in out
+    assert f"{name} on grid-128x128: validation failed" in err
+    measured = json.loads(json_path.read_text())["graphs"][0]["variants"][name]
+    assert measured["valid"] is False and measured["error"]
+    assert "median_ms" not in measured and "times_ms" not in measured
+
+
+def test_plot_needs_matplotlib(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    code = main(["bench", "--variants", "reference", "--graphs", "kronecker-12",
+                 "--plot", str(tmp_path / "plots")])
+    assert code == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "matplotlib" in err
+    assert not (tmp_path / "plots").exists()
+
+
+def test_missing_real_graph_is_skipped(tmp_path, capsys):
+    json_path = tmp_path / "r.json"
+    code = main(["bench", "--variants", "reference", "--graphs", "as-22july06",
+                 "--data", str(tmp_path), "--json", str(json_path)])
+    assert code == 0
+    assert "skipping as-22july06" in capsys.readouterr().err
+    results = json.loads(json_path.read_text())
+    assert results["graphs"] == [] and results["skipped"][0]["name"] == "as-22july06"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--graphs", "no-such-graph"], "has no graph 'no-such-graph'"),
+    (["--variants", "reference,warp-drive"], "unknown variant 'warp-drive'"),
+    (["--sources", "0"], "--sources must be at least 1"),
+])
+def test_bad_options(capsys, argv, message):
+    assert main(["bench", "--backend", "cpu", *argv]) == 1
+    assert message in capsys.readouterr().err
+
+
+def test_suites_name_their_graphs():
+    assert set(SUITES) == {"quick", "standard", "large"}
+    standard = [spec.name for spec in suite_graphs("standard")]
+    assert standard[:4] == ["rodinia-1M", "kronecker-20", "grid-1000x1000", "hubs-1000x1000"]
+    assert {"road-NY", "road-BAY", "email-Enron", "as-22july06"} <= set(standard)
+    large = [spec.name for spec in suite_graphs("large")]
+    assert large == [*standard, "kronecker-22", "kronecker-23"]
+
+
+# -- the measures on their own -----------------------------------------------------------
+
+
+def test_sources_have_out_edges_and_are_reproducible():
+    graph = awkward_graph()  # has isolated vertices and vertices without out-edges
+    degrees = graph.degrees()
+    sources = select_sources(graph, 16, seed=3)
+    assert len(sources) == len(set(sources)) == 16
+    assert all(degrees[s] >= 1 for s in sources)
+    assert select_sources(graph, 16, seed=3) == sources
+    assert select_sources(graph, 16, seed=4) != sources
+    # asking for more sources than there are candidates gives every candidate once
+    star = CSRGraph.from_edges([0, 0, 1], [1, 2, 0], 5)
+    assert sorted(select_sources(star, 10)) == [0, 1]
+
+
+def test_no_source_is_an_error():
+    from rodinia_bfs.errors import RodiniaBFSError
+
+    with pytest.raises(RodiniaBFSError, match="no vertex with an out-edge"):
+        select_sources(CSRGraph.from_edges([], [], 4), 2)
+
+
+def test_traversed_edges_and_gteps():
+    # 0 -> 1 -> 2, 2 -> 0 and 2 -> 2 (a self loop); 3 -> 4 is out of reach from 0
+    graph = CSRGraph.from_edges([0, 1, 2, 2, 3], [1, 2, 0, 2, 4], 5)
+    levels = bfs_reference(graph, 0).levels
+    assert list(levels) == [0, 1, 2, -1, -1]
+    assert traversed_edges(graph, levels) == 4  # every out-edge of 0, 1 and 2
+    assert frontier_sizes(levels) == [1, 1, 1]
+    assert gteps(2_000_000_000, 1000.0) == pytest.approx(2.0)
+    assert gteps(1_000_000, 0.5) == pytest.approx(2.0)
+
+
+def test_undirected_edges_count_twice():
+    path = CSRGraph.from_edges([0, 1], [1, 2], 3).symmetrize()  # 2 undirected edges
+    assert traversed_edges(path, bfs_reference(path, 0).levels) == 4
