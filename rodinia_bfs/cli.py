@@ -18,8 +18,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
-
 import numpy as np
 
 from rodinia_bfs.errors import RodiniaBFSError, ValidationError
@@ -35,21 +33,16 @@ def _say(*parts) -> None:
 
 def _load_input(args):
     """The graph and default source from GRAPH, or the built-in default graph."""
-    from rodinia_bfs.graphs.formats import load_graph, load_rodinia
+    from rodinia_bfs.graphs.formats import detect_format, load_graph, load_rodinia
     from rodinia_bfs.graphs.generators import default_graph
 
     file_source = None
     if args.graph is None:
         graph = default_graph()
+    elif detect_format(args.graph) == "rodinia":
+        graph, file_source = load_rodinia(args.graph)  # a Rodinia file names its source
     else:
-        path = Path(args.graph)
-        name = path.name.lower()
-        for suffix in (".gz", ".xz"):
-            name = name.removesuffix(suffix)
-        if name.endswith((".txt", ".rodinia")):
-            graph, file_source = load_rodinia(path)
-        else:
-            graph = load_graph(path)
+        graph = load_graph(args.graph)
     if args.symmetrize:
         graph = graph.symmetrize()
     source = args.source if args.source is not None else (file_source or 0)
@@ -226,7 +219,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--suite", default="quick", choices=["quick", "standard", "large"],
                        help="quick: small graphs for the cpu backend (CI); standard: the GPU "
                        "suite; large: standard plus Kronecker 22 and 23 (default quick)")
-    bench.add_argument("--variants", help="comma-separated variants (default: reference and "
+    bench.add_argument("--variants", metavar="LIST",
+                       help="comma-separated variants (default: reference and "
                        f"every GPU step); from: {', '.join(VARIANT_NAMES)}")
     bench.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
     bench.add_argument("--warp-size", type=int, choices=[32, 64],
@@ -235,7 +229,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="random sources of degree >= 1 per graph (default: 4 for quick, "
                        "16 for standard and large)")
     bench.add_argument("--seed", type=int, default=0, help="seed of the source choice (default 0)")
-    bench.add_argument("--graphs", help="comma-separated names: only these graphs of the suite")
+    bench.add_argument("--graphs", metavar="LIST", help="comma-separated names: only these "
+                       "graphs of the suite (e.g. kronecker-20,road-NY)")
     bench.add_argument("--data", metavar="DIR",
                        help="folder of the real graphs (default: ../shared/data of the project)")
     bench.add_argument("--json", metavar="FILE", help="write every figure as JSON")

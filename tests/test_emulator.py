@@ -79,7 +79,7 @@ def test_get_device_and_warp_size_from_environment(monkeypatch):
         cpu_backend.create(colour="blue")
 
 
-def test_memory_round_trip_memset_and_bounds(device32):
+def test_memory_round_trip_memset_views_and_bounds(device32):
     dev = device32
     data = np.arange(100, dtype=np.int32)
     buf = dev.to_device(data)
@@ -89,15 +89,22 @@ def test_memory_round_trip_memset_and_bounds(device32):
     dev.memset(buf, 0xFF, 40)  # the first 10 ints only
     out = dev.from_device(buf, 100, np.int32)
     assert (out[:10] == -1).all() and (out[10:] == data[10:]).all()
+    dev.memset(buf.view(4 * 50, 8), 0)  # ints 50 and 51, through a view
+    out = dev.from_device(buf, 100, np.int32)
+    assert (out[50:52] == 0).all() and out[49] == 49 and out[52] == 52
     dev.memset(buf, 0)
     assert not dev.from_device(buf, 100, np.int32).any()
 
-    with pytest.raises(DeviceError, match="copying 404 bytes into a device buffer of 400"):
+    with pytest.raises(DeviceError, match="404 bytes do not fit in a device buffer of 400"):
         dev.memcpy_htod(buf, np.zeros(101, np.int32))
-    with pytest.raises(DeviceError, match="out of a device buffer of 400"):
+    with pytest.raises(DeviceError, match="do not fit"):
         dev.memcpy_dtoh(np.zeros(101, np.int32), buf)
+    with pytest.raises(DeviceError, match="do not fit"):
+        dev.memcpy_htod(buf.view(396), np.zeros(2, np.int32))
     with pytest.raises(DeviceError, match="memset"):
         dev.memset(buf, 0, 401)
+    with pytest.raises(DeviceError, match="C-contiguous"):
+        dev.memcpy_dtoh(np.zeros(20, np.int32)[::2], buf)
 
     pinned = dev.host_malloc(100, np.int32)
     assert isinstance(pinned, PinnedArray) and pinned.ptr == pinned.ctypes.data
@@ -107,13 +114,16 @@ def test_memory_round_trip_memset_and_bounds(device32):
     stream.synchronize()
     assert (dev.from_device(buf, 100, np.int32) == 1).all()
 
+    with pytest.raises(DeviceError, match="view"):
+        dev.free(buf.view(8))
+    view = buf.view(8)
     dev.free(buf)
     with pytest.raises(DeviceError, match="freed"):
         dev.free(buf)
     with pytest.raises(DeviceError, match="freed"):
         dev.memcpy_htod(buf, data)
     with pytest.raises(DeviceError, match="freed"):
-        dev.from_device(buf, 1, np.int32)
+        dev.from_device(view, 1, np.int32)
 
 
 def test_events_time_the_work_between_them(device32):
@@ -489,9 +499,18 @@ def test_argument_and_configuration_checks(device32):
     with pytest.raises(DeviceError, match="no kernel named 'vector_sub'.*vector_add"):
         kernel.module.get_function("vector_sub")
     freed = dev.malloc(64)
+    part = freed.view(16)
     dev.free(freed)
     with pytest.raises(DeviceError, match="freed"):
         dev.launch(kernel, 1, 16, [a, a, freed, np.int32(16)])
+    with pytest.raises(DeviceError, match="freed"):
+        dev.launch(kernel, 1, 16, [a, a, part, np.int32(16)])
+    # A view is a pointer into its allocation, like d_ptr + offset in HIP.
+    out = dev.to_device(np.zeros(16, np.int32))
+    src = dev.to_device(np.arange(16, dtype=np.int32))
+    dev.launch(kernel, 1, 16, [src.view(8), src.view(8), out.view(4), np.int32(14)])
+    np.testing.assert_array_equal(dev.from_device(out, 16, np.int32),
+                                  [0] + [2 * i for i in range(2, 16)] + [0])
 
 
 # -- compilation ------------------------------------------------------------------------------
@@ -739,3 +758,154 @@ def test_threads_that_never_wait_are_cheap(device32):
     print(f"\nper thread: {timings['touch']:.1f} ns without barriers, "
           f"{timings['barriers']:.1f} ns with one __syncthreads")
     assert timings["touch"] < 200 and timings["barriers"] < 2000
+
+
+# -- more of the execution model ------------------------------------------------------------------
+
+def test_integer_intrinsics_min_max_and_more_atomics(device):
+    src = """
+    #include "bfs_common.h"
+    extern "C" __global__ void intrinsics(bfs_i64* out, bfs_u32* counter, float* total)
+    {
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            const bfs_i32 a = -3, b = 5;
+            const bfs_u32 u = 7u;
+            const bfs_i64 big = 1ll << 40;
+            out[0] = min(a, b);
+            out[1] = max(a, b);
+            out[2] = min(big, (bfs_i64)b);
+            out[3] = max(u, 9u);
+            out[4] = __popc(0xF0F0u) + 100 * __popcll(0xFFull << 40);
+            out[5] = __ffs(0) + 100 * __ffs(0x80) + 10000 * __ffsll(1ll << 40);
+            out[6] = __clz(1) + 100 * __clz(0) + 10000 * __clzll(1ll);
+            out[7] = __brev(1u);
+        }
+        atomicInc(counter, 9u);          // wraps to 0 after 9
+        atomicAdd(total, 0.5f);
+    }
+    """
+    kernel = compile_kernel(device, src).get_function("intrinsics")
+    out = device.malloc(8 * 8)
+    counter = device.to_device(np.zeros(1, np.uint32))
+    total = device.to_device(np.zeros(1, np.float32))
+    device.launch(kernel, 8, 128, [out, counter, total])
+    np.testing.assert_array_equal(
+        device.from_device(out, 8, np.int64),
+        [-3, 5, 5, 9, 8 + 800, 0 + 800 + 410000, 31 + 3200 + 630000, 0x80000000])
+    assert device.from_device(counter, 1, np.uint32)[0] == 1024 % 10
+    assert device.from_device(total, 1, np.float32)[0] == 512.0
+
+
+def test_emulator_shuffle_variants(device):
+    """The emulator's up/down/xor shuffles, for helpers bfs_common.h may add."""
+    src = """
+    #include "bfs_common.h"
+    extern "C" __global__ void shuffles(bfs_i64* up, bfs_i64* down, bfs_i64* xor_)
+    {
+    #if defined(BFS_EMULATOR)
+        const bfs_i64 v = 1000 + threadIdx.x;
+        up[threadIdx.x] = bfs_emu_shfl_up(v, 3);
+        down[threadIdx.x] = bfs_emu_shfl_down(v, 5);
+        xor_[threadIdx.x] = bfs_emu_shfl_xor(v, 1);
+    #endif
+    }
+    """
+    kernel = compile_kernel(device, src).get_function("shuffles")
+    w, n = device.warp_size, 128
+    outs = [device.malloc(8 * n) for _ in range(3)]
+    device.launch(kernel, 1, n, outs)
+    up, down, xor_ = (device.from_device(o, n, np.int64) for o in outs)
+    t = np.arange(n)
+    lane = t % w
+    np.testing.assert_array_equal(up, 1000 + np.where(lane >= 3, t - 3, t))
+    np.testing.assert_array_equal(down, 1000 + np.where(lane + 5 < w, t + 5, t))
+    np.testing.assert_array_equal(xor_, 1000 + (t ^ 1))
+
+
+def test_warps_of_a_two_dimensional_block(device):
+    """Warps are consecutive linear thread ids (x fastest), as on the hardware."""
+    src = """
+    #include "bfs_common.h"
+    extern "C" __global__ void warps2d(bfs_u64* ballot)
+    {
+        const bfs_u32 linear = threadIdx.x + blockDim.x * threadIdx.y;
+        ballot[linear] = warp_ballot(threadIdx.y == 1);
+    }
+    """
+    kernel = compile_kernel(device, src).get_function("warps2d")
+    out = device.malloc(8 * 128)
+    device.launch(kernel, 1, (16, 8), [out])
+    got = device.from_device(out, 128, np.uint64)
+    if device.warp_size == 32:  # rows 0-1 form warp 0: row 1 is lanes 16..31
+        assert (got[:32] == 0xFFFF0000).all() and (got[32:] == 0).all()
+    else:
+        assert (got[:64] == 0xFFFF0000).all() and (got[64:] == 0).all()
+
+
+def test_launches_from_several_python_threads(device32):
+    import threading
+
+    kernel = compile_kernel(device32, REDUCE).get_function("block_sum")
+    n, block = 256 * 64, 256
+    data = device32.to_device(np.arange(n, dtype=np.int64))
+    failures = []
+
+    def work():
+        try:
+            for _ in range(20):
+                sums, errors = device32.malloc(8 * 64), device32.to_device(np.zeros(1, np.int32))
+                device32.launch(kernel, 64, block, [data, sums, errors, np.int32(n)])
+                got = device32.from_device(sums, 64, np.int64)
+                if not (got == np.arange(n).reshape(64, block).sum(axis=1)).all():
+                    failures.append("wrong sums")
+        except Exception as exc:  # reported below
+            failures.append(repr(exc))
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not failures and not any(t.is_alive() for t in threads)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_launch_in_a_forked_child(device32):
+    """A forked child has none of the parent's helper threads; its launches still run."""
+    kernel = compile_kernel(device32, VECTOR_ADD).get_function("vector_add")
+    a = device32.to_device(np.arange(5000, dtype=np.int32))
+    c = device32.malloc(4 * 5000)
+    device32.launch(kernel, 20, 256, [a, a, c, np.int32(5000)])  # helpers now exist
+    pid = os.fork()
+    if pid == 0:
+        ok = False
+        try:
+            device32.memset(c, 0)
+            device32.launch(kernel, 20, 256, [a, a, c, np.int32(5000)])
+            ok = (device32.from_device(c, 5000, np.int32) == 2 * np.arange(5000)).all()
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_stack_overflow_is_reported():
+    script = """
+        import numpy as np
+        from rodinia_bfs.runtime import cpu_backend
+        dev = cpu_backend.create(workers=1)
+        module = dev.compile('''
+            #include "bfs_common.h"
+            extern "C" __global__ void greedy(bfs_i32* out)
+            {
+                volatile bfs_i32 local[40000];   // 160 KB of locals per thread
+                for (int i = 0; i < 40000; i++) local[i] = i;
+                out[threadIdx.x] = local[threadIdx.x * 7];
+            }
+        ''', "greedy.hip")
+        dev.launch(module.get_function("greedy"), 1, 32, [dev.malloc(128)])
+        print("not reported")
+    """
+    result = run_in_subprocess(script)
+    assert result.returncode != 0 and "not reported" not in result.stdout
+    assert "kernel greedy overflowed the stack of thread (0,0,0) in block (0,0,0)" in result.stderr

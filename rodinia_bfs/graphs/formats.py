@@ -85,7 +85,9 @@ _NUMBER_CHAR[list(b"0123456789+-.eE")] = True
 # ---------------------------------------------------------------------------------------
 
 
-def load_graph(path, *, fmt: str | None = None, symmetrize: bool = False, cache: bool = False) -> CSRGraph:
+def load_graph(
+    path, *, fmt: str | None = None, symmetrize: bool = False, cache: bool = False
+) -> CSRGraph:
     """Read a graph file; the format comes from the extension unless ``fmt`` names it.
 
     ``symmetrize=True`` returns the undirected version (:meth:`CSRGraph.symmetrize`).
@@ -155,7 +157,7 @@ def save_graph(graph: CSRGraph, path, *, fmt: str | None = None, source: int = 0
     kind = fmt or _format_of(path, None)[0]
     if kind == "gr":
         kind = "dimacs" if graph.directed else "pace"
-    if not 0 <= source < max(graph.num_vertices, 1):
+    if kind == "rodinia" and not 0 <= source < max(graph.num_vertices, 1):
         raise ValueError(f"source {source} is outside the graph (0..{graph.num_vertices - 1})")
     compressor = _COMPRESSED.get(path.suffix.lower())
     if kind == "npz" and compressor is not None:
@@ -306,6 +308,11 @@ class _Tokens:
     def end_error(self, message: str) -> GraphFormatError:
         return GraphFormatError(self.path, message, line=self.last_line)
 
+    def is_letter(self, index, letter: bytes) -> np.ndarray:
+        """Whether each chosen token is exactly the one byte ``letter``."""
+        start = self.start[index]
+        return (self.end[index] - start == 1) & (self.buf[start] == letter[0])
+
     def lines(self) -> tuple[np.ndarray, np.ndarray]:
         """The index of each line's first token, and how many tokens each line has."""
         heads = np.flatnonzero(self.first)
@@ -381,27 +388,27 @@ def _check_vertex_count(tokens: _Tokens, i: int, n: int) -> None:
     """A vertex count must fit 32-bit ids, and be plausible for the file's size."""
     if n > MAX_VERTICES:
         raise tokens.error(i, f"{n} vertices: more than the {MAX_VERTICES} that 32-bit vertex ids allow")
-    limit = max(_FREE_VERTICES, _VERTICES_PER_BYTE * len(tokens.data))
+    size = len(tokens.data)
+    limit = max(_FREE_VERTICES, _VERTICES_PER_BYTE * size)
     if n > limit:
-        raise tokens.error(
-            i, f"{n} vertices in a {len(tokens.data)}-byte file: corrupt header? (at most {limit} accepted)"
-        )
+        raise tokens.error(i, f"{n} vertices in a {size}-byte file: corrupt header? (at most {limit} accepted)")
 
 
-def _check_entry_count(tokens: _Tokens, header: int, declared: int, heads: np.ndarray, what: str, min_bytes: int):
+def _check_entry_count(tokens: _Tokens, header: int, declared: int, heads, what: str, min_bytes: int):
     """The body (one line per entry, first tokens ``heads``) must hold what the header says."""
     where = f"line {tokens.line(header)}"
+    size = len(tokens.data)
     if heads.size > declared:
         raise tokens.error(heads[declared], f"more {what} than the {declared} that {where} announces")
     if heads.size < declared:
-        if declared > len(tokens.data) // min_bytes:
-            raise tokens.error(
-                header, f"the header announces {declared} {what}, more than a {len(tokens.data)}-byte file can hold"
-            )
+        if declared > size // min_bytes:
+            message = f"the header announces {declared} {what}, more than a {size}-byte file can hold"
+            raise tokens.error(header, message)
         raise tokens.end_error(f"file ends after {heads.size} of the {declared} {what} that {where} announces")
 
 
-def _check_fields(tokens: _Tokens, heads: np.ndarray, fields: np.ndarray, width: int, layout: str):
+def _check_fields(tokens: _Tokens, heads, fields, width: int, layout: str):
+    """Every body line must have ``width`` fields."""
     bad = np.flatnonzero(fields != width)
     if bad.size:
         raise tokens.error(heads[bad[0]], f"expected '{layout}' ({width} fields), found {fields[bad[0]]}")
@@ -437,14 +444,16 @@ def _read_rodinia(path, data: bytes, name: str) -> tuple[CSRGraph, int]:
         if n > len(data) // 4:  # each "start count" line takes at least 4 bytes
             raise tokens.error(0, f"node count {n} is more than a {len(data)}-byte file can hold")
         if len(tokens) < 2 * n + 1:
-            raise tokens.end_error(f"file ends after {(len(tokens) - 1) // 2} of the {n} 'start count' lines")
-        raise tokens.end_error("file ends before the " + ("source" if len(tokens) == 2 * n + 1 else "edge count"))
+            pairs = (len(tokens) - 1) // 2
+            raise tokens.end_error(f"file ends after {pairs} of the {n} 'start count' lines")
+        missing = "source" if len(tokens) == 2 * n + 1 else "edge count"
+        raise tokens.end_error(f"file ends before the {missing}")
     source = tokens.int_at(2 * n + 1, 0, max(n - 1, 0), "source node")
     m = tokens.int_at(2 * n + 2, 0, _MAX_COUNT, "edge count")
     first_edge = 2 * n + 3
     edge_tokens = len(tokens) - first_edge
     if edge_tokens > 2 * m:
-        raise tokens.error(first_edge + 2 * m, f"more than the {m} 'dest cost' lines the edge count announces")
+        raise tokens.error(first_edge + 2 * m, f"more than the {m} 'dest cost' lines of the edge count")
     if edge_tokens < 2 * m:
         if m > len(data) // 4:
             raise tokens.error(2 * n + 2, f"edge count {m} is more than a {len(data)}-byte file can hold")
@@ -460,11 +469,12 @@ def _read_rodinia(path, data: bytes, name: str) -> tuple[CSRGraph, int]:
     offsets = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(count, out=offsets[1:])
     over = np.flatnonzero(offsets[1:] > m)
-    if over.size or offsets[-1] != m:
-        v = int(over[0]) if over.size else n - 1
-        total = offsets[v + 1] if over.size else offsets[-1]
-        line = tokens.line(2 * v + 2 if n else 2 * n + 2)
-        raise GraphFormatError(path, f"the edge counts add up to {total}, but the file lists {m} edges", line=line)
+    if over.size:
+        v = int(over[0])
+        raise tokens.error(2 * v + 2, f"the out-degrees of nodes 0..{v} add up to {offsets[v + 1]}, "
+                                      f"more than the {m} edges")
+    if offsets[-1] != m:
+        raise tokens.error(2 * n + 2, f"the out-degrees add up to {offsets[-1]}, but the edge count is {m}")
     # Rodinia's generator lists each node's edges right after the previous node's, so the
     # starts equal the offsets. Any other layout must still use every edge exactly once.
     if not np.array_equal(start, offsets[:-1]):
@@ -478,7 +488,8 @@ def _gather_index(tokens: _Tokens, start: np.ndarray, count: np.ndarray, m: int)
     beyond = np.flatnonzero(start + count > m)
     if beyond.size:
         v = int(beyond[0])
-        raise tokens.error(2 * v + 1, f"node {v}: edges {start[v]}..{start[v] + count[v] - 1} are past the {m} edges")
+        last = start[v] + count[v] - 1
+        raise tokens.error(2 * v + 1, f"node {v}: edges {start[v]}..{last} are past the {m} edges")
     used = np.flatnonzero(count)
     order = used[np.argsort(start[used], kind="stable")]
     overlap = np.flatnonzero(start[order][1:] < (start + count)[order][:-1])
@@ -513,7 +524,7 @@ def _read_gr(path, data: bytes, name: str) -> CSRGraph:
     if directed:
         _check_fields(tokens, heads, fields, 4, "a u v w")
         _check_entry_count(tokens, h + 3, m, heads, "arcs", min_bytes=8)
-        not_arc = np.flatnonzero((tokens.buf[tokens.start[heads]] != ord("a")) | (tokens.end[heads] - tokens.start[heads] != 1))
+        not_arc = np.flatnonzero(~tokens.is_letter(heads, b"a"))
         if not_arc.size:
             i = heads[not_arc[0]]
             raise tokens.error(i, f"expected an arc 'a u v w', found a line starting {tokens.text(i)!r}")
@@ -616,6 +627,7 @@ def _read_npz(path, source) -> CSRGraph:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, KeyError,
             NotImplementedError, RuntimeError, zlib.error, lzma.LZMAError) as exc:
+        # everything zipfile and numpy's header parser raise on damaged input
         raise GraphFormatError(path, f"not a readable .npz graph ({type(exc).__name__}: {exc})") from None
     try:
         return CSRGraph(offsets, targets, directed=bool(directed[()]), name=str(name[()]))
@@ -623,7 +635,7 @@ def _read_npz(path, source) -> CSRGraph:
         raise GraphFormatError(path, f"inconsistent graph arrays: {exc}") from None
 
 
-def _npz_array(path, archive: zipfile.ZipFile, key: str, kind: str, itemsize: int | None, ndim: int) -> np.ndarray:
+def _npz_array(path, archive: zipfile.ZipFile, key: str, kind: str, itemsize: int | None, ndim: int):
     """One array of a ``.npz``, its header checked before its data is read."""
     try:
         info = archive.getinfo(key + ".npy")
@@ -641,7 +653,8 @@ def _npz_array(path, archive: zipfile.ZipFile, key: str, kind: str, itemsize: in
             raise GraphFormatError(path, f"array {key!r} has dtype {dtype} and shape {shape}")
         nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
         if nbytes > info.file_size:
-            raise GraphFormatError(path, f"array {key!r} claims {nbytes} bytes; its file holds {info.file_size}")
+            message = f"array {key!r} claims {nbytes} bytes; its file holds {info.file_size}"
+            raise GraphFormatError(path, message)
         raw = member.read(nbytes)
     if len(raw) != nbytes:
         raise GraphFormatError(path, f"array {key!r} is truncated")
@@ -754,8 +767,8 @@ def _cache_file(path: Path, reader: str, symmetrize: bool) -> Path:
         raise GraphFormatError(path, "no such file") from None
     except OSError as exc:
         raise GraphFormatError(path, f"cannot read: {exc.strerror}") from None
-    key = repr((_CACHE_VERSION, str(path.resolve()), stat.st_size, stat.st_mtime_ns, reader, bool(symmetrize)))
-    return cache_dir() / f"{hashlib.sha256(key.encode()).hexdigest()}.npz"
+    key = (_CACHE_VERSION, str(path.resolve()), stat.st_size, stat.st_mtime_ns, reader, bool(symmetrize))
+    return cache_dir() / f"{hashlib.sha256(repr(key).encode()).hexdigest()}.npz"
 
 
 def _write_cache(file: Path, graph: CSRGraph) -> None:

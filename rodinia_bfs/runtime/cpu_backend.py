@@ -29,6 +29,7 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import json
+import logging
 import os
 import re
 import shlex
@@ -43,6 +44,7 @@ from typing import Sequence
 import numpy as np
 
 from rodinia_bfs.errors import CompileError, DeviceError
+from rodinia_bfs.runtime import _checks
 from rodinia_bfs.runtime.base import (
     Device,
     DeviceBuffer,
@@ -51,8 +53,6 @@ from rodinia_bfs.runtime.base import (
     Module,
     PinnedArray,
     Stream,
-    dim3,
-    pack_args,
 )
 
 #: The emulator header: pre-included into every kernel module, and the runtime's source.
@@ -66,6 +66,8 @@ _OPT_FLAGS = ["-O2"]
 _ASAN_FLAGS = ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"]
 _ALIGNMENT = 256
 _ABI = 1
+
+log = logging.getLogger(__name__)
 
 #: How many times this process ran the compiler to build a library (the tests read it).
 compiler_runs = 0
@@ -89,6 +91,11 @@ class _Compiler:
         short = f"{numbers[-1][0]}.{numbers[-1][1]}" if numbers else ""
         self.display = f"{family} {short}".strip()
         self.is_clang = family == "clang++"
+        major = int(numbers[-1][0]) if numbers else 0
+        # A kernel whose locals outgrow its fiber's stack must touch the guard page
+        # below it (and fault) rather than jump over it into the next stack: stack
+        # clash protection probes every page of a large frame.
+        self.kernel_flags = ["-fstack-clash-protection"] if major >= (11 if self.is_clang else 8) else []
 
     @property
     def identity(self) -> str:
@@ -195,30 +202,31 @@ def _writable_cache() -> Path:
 
 
 def _build(compiler: _Compiler, key: str, files: dict[str, str], main: str, flags: list[str],
-           what: str) -> Path:
+           what: str) -> tuple[Path, str]:
     """Compile ``files[main]`` into ``<cache>/<key>.so`` unless it is there already.
 
+    Returns the library and the compiler's output (warnings; empty from the cache).
     The library is written under a temporary name and renamed into place, so that
     processes compiling the same key at the same time never load a half-written file.
     """
     folder = _writable_cache()
     target = folder / f"{key}.so"
     if target.is_file():
-        return target
+        return target, ""
     with tempfile.TemporaryDirectory(prefix="rodinia-bfs-emu-") as work:
         for rel, text in files.items():
             path = Path(work) / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
         partial = folder / f".{key}.{os.getpid()}.{threading.get_ident()}.tmp"
-        status, log = compiler.run(flags + [main, "-o", str(partial)], cwd=work)
+        status, log_text = compiler.run(flags + [main, "-o", str(partial)], cwd=work)
         if status != 0:
             partial.unlink(missing_ok=True)
             raise CompileError(
                 f"compiling {what} for the cpu emulator failed "
-                f"({compiler.display} exited with status {status})", log)
+                f"({compiler.display} exited with status {status})", log_text)
         os.replace(partial, target)
-    return target
+    return target, log_text
 
 
 # ---------------------------------------------------------------------------------------
@@ -242,8 +250,8 @@ def _runtime(compiler: _Compiler, sanitize: bool) -> _Runtime:
     key = _cache_key("runtime", compiler.identity, header, flags)
     with _lock:
         if key not in _runtimes:
-            path = _build(compiler, key, {"hip_emulator_runtime.cpp": header},
-                          "hip_emulator_runtime.cpp", flags, "the emulator runtime")
+            path, _ = _build(compiler, key, {"hip_emulator_runtime.cpp": header},
+                             "hip_emulator_runtime.cpp", flags, "the emulator runtime")
             _runtimes[key] = _Runtime(ctypes.CDLL(str(path)))
         return _runtimes[key]
 
@@ -290,15 +298,16 @@ class _LaunchConfig(ctypes.Structure):
 _LAUNCHER_ARGTYPES = [ctypes.POINTER(_LaunchConfig), ctypes.c_void_p, ctypes.c_int,
                       ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_int]
 
-# ArgKind codes of hip_emulator.h: kind * 256 + size.
+# ArgKind codes of hip_emulator.h: kind * 256 + size. The launcher compares them with
+# its kernel's parameter types, so that np.int64 passed for an int is an error.
 _ARG_INT, _ARG_FLOAT, _ARG_POINTER = 1, 2, 3
 
 
-def _arg_code(holder) -> int:
-    if isinstance(holder, ctypes.c_uint64):  # a DeviceBuffer's address
+def _arg_code(arg_type: type) -> int:
+    if issubclass(arg_type, DeviceBuffer):
         return _ARG_POINTER * 256 + 8
-    kind = _ARG_FLOAT if holder.dtype.kind == "f" else _ARG_INT
-    return kind * 256 + holder.dtype.itemsize
+    dtype = np.dtype(arg_type)
+    return (_ARG_FLOAT if dtype.kind == "f" else _ARG_INT) * 256 + dtype.itemsize
 
 
 class CpuKernel(Kernel):
@@ -306,6 +315,19 @@ class CpuKernel(Kernel):
         self.module = module
         self.name = name
         self._launcher = launcher
+        # As in the GPU backends: kernelParams built in one reused buffer.
+        self.packer = _checks.ArgPacker()
+        self._codes: dict[tuple, ctypes.Array] = {}  # argument types -> ArgKind codes
+        self._error = ctypes.create_string_buffer(1024)
+        self._lock = threading.Lock()  # the packer and the error buffer are shared
+
+    def codes(self, args) -> ctypes.Array:
+        key = tuple(map(type, args))
+        codes = self._codes.get(key)
+        if codes is None:
+            codes = (ctypes.c_int * max(len(key), 1))(*map(_arg_code, key))
+            self._codes[key] = codes
+        return codes
 
     def __repr__(self):
         return f"<CpuKernel {self.name} of {self.module.name}>"
@@ -315,9 +337,11 @@ class CpuModule(Module):
     """A compiled kernel library. ``kernels`` lists its kernels; ``log`` holds the
     compiler's warnings, if any; ``path`` is the cached library."""
 
-    def __init__(self, lib: ctypes.CDLL, name: str, kernels: list[str], path: Path, warp_size: int):
+    def __init__(self, lib: ctypes.CDLL, name: str, kernels: list[str], path: Path,
+                 warp_size: int, log_text: str = ""):
         self.lib = lib
         self.name = name
+        self.log = log_text
         self.kernels = kernels
         self.path = path
         self.warp_size = warp_size
@@ -407,7 +431,7 @@ def _asan_library(compiler: _Compiler) -> str:
     return f"$({shlex.join(compiler.command)} -print-file-name={name})"
 
 
-_modules: dict[str, tuple[ctypes.CDLL, Path]] = {}
+_modules: dict[str, tuple[ctypes.CDLL, Path, str]] = {}
 
 
 def _clear_memo() -> None:
@@ -425,7 +449,8 @@ class CpuDevice(Device):
     def __init__(self, warp_size: int | None = None, workers: int | None = None,
                  sanitize: bool = False):
         if warp_size is None:
-            warp_size = int(os.environ.get("RODINIA_BFS_EMU_WARP_SIZE", "32") or 32)
+            text = os.environ.get("RODINIA_BFS_EMU_WARP_SIZE", "").strip() or "32"
+            warp_size = int(text) if text.isdigit() else text
         if warp_size not in (32, 64):
             raise DeviceError(f"the cpu emulator's warp size must be 32 or 64, not {warp_size}")
         if workers is None:
@@ -447,31 +472,30 @@ class CpuDevice(Device):
         asan = ", AddressSanitizer" if self.sanitize else ""
         self.name = f"CPU emulator ({self.compiler.display}, {self.workers} {plural}{asan})"
         self._runtime = _runtime(self.compiler, self.sanitize)
-        self._allocations: dict[int, int] = {}
+        self._allocations: set[int] = set()
+        self._frees = 0  # counts free calls: the argument packer re-checks buffers after one
 
     # -- compilation ----------------------------------------------------------------------
     def compile(self, source: str, name: str = "kernel.hip", defines: dict | None = None,
                 headers: dict[str, str] | None = None) -> CpuModule:
         """Compile HIP C++ ``source`` into an emulator module.
 
-        ``headers`` maps include names to their text; left out, the headers of
-        ``hip_kernels/`` are used. Compile errors raise CompileError with the compiler's
-        log, whose diagnostics name ``name`` and its lines.
+        ``headers`` maps include names to their text, on top of the headers of
+        ``hip_kernels/`` (as in the GPU backends). Compile errors raise CompileError
+        with the compiler's log, whose diagnostics name ``name`` and its lines.
         """
-        if headers is None:
-            from rodinia_bfs.kernels import kernel_headers
-
-            headers = kernel_headers()
+        headers = _checks.all_headers(headers)
         name = _safe_file_name(name)
         for include in headers:
             _check_header_name(include)
-        define_flags = [_define_flag(k, v) for k, v in sorted((defines or {}).items())]
+        define_flags = _checks.define_options(dict(sorted((defines or {}).items())))
         kernels = kernel_names(source)
         # One launcher per kernel, appended to the translation unit; #line makes any
         # error in them say where it comes from, and leaves the user's lines alone.
         launchers = "\n#line 1 \"<emulator launchers>\"\nBFS_EMU_MODULE()\n" + "".join(
             f"BFS_EMU_KERNEL({k})\n" for k in kernels)
         flags = (_BASE_FLAGS + (_ASAN_FLAGS if self.sanitize else _OPT_FLAGS + ["-Wl,-z,defs"])
+                 + self.compiler.kernel_flags
                  + ["-DBFS_EMULATOR", f"-DBFS_EMULATOR_WARP_SIZE={self.warp_size}"]
                  + define_flags + ["-include", str(EMULATOR_HEADER), "-I", "."])
         header_text = EMULATOR_HEADER.read_text()
@@ -481,81 +505,72 @@ class CpuDevice(Device):
             if key not in _modules:
                 files = dict(headers)
                 files[name] = source + launchers
-                path = _build(self.compiler, key, files, name, flags, name)
+                path, log_text = _build(self.compiler, key, files, name, flags, name)
+                if log_text.strip():  # warnings: show them, as a compiler would
+                    log.warning("compiler output for %s (%s):\n%s", name, self.arch, log_text)
                 lib = ctypes.CDLL(str(path))
                 lib.bfs_emu_bind.argtypes = [ctypes.c_void_p]
                 lib.bfs_emu_bind.restype = ctypes.c_int
                 if lib.bfs_emu_bind(self._runtime.api) != 0:
                     raise DeviceError(f"{name}: the compiled module does not match the emulator runtime")
-                _modules[key] = (lib, path)
-            lib, path = _modules[key]
-        return CpuModule(lib, name, kernels, path, self.warp_size)
+                _modules[key] = (lib, path, log_text)
+            lib, path, log_text = _modules[key]
+        return CpuModule(lib, name, kernels, path, self.warp_size, log_text)
 
     # -- memory -------------------------------------------------------------------------------
     def malloc(self, nbytes: int) -> DeviceBuffer:
-        nbytes = _size(nbytes, "malloc")
+        """``hipMalloc``: 256-byte aligned host memory from the C library."""
+        nbytes = _checks.check_nbytes(nbytes)
         if nbytes > self.total_memory:
-            raise DeviceError(f"out of memory: malloc of {nbytes} bytes exceeds the "
-                              f"{self.total_memory} bytes of RAM")
+            raise DeviceError(f"malloc({_checks.format_bytes(nbytes)}): out of memory; the "
+                              f"machine has {_checks.format_bytes(self.total_memory)} in all")
         ptr = ctypes.c_void_p()
         if _posix_memalign(ctypes.byref(ptr), _ALIGNMENT, max(nbytes, 1)) != 0 or not ptr.value:
-            raise DeviceError(f"out of memory: malloc of {nbytes} bytes failed")
-        self._allocations[ptr.value] = nbytes
+            raise DeviceError(f"malloc({_checks.format_bytes(nbytes)}): out of memory")
+        self._allocations.add(ptr.value)
         return DeviceBuffer(ptr.value, nbytes, self)
 
     def free(self, buf: DeviceBuffer) -> None:
-        self._check_buffer(buf, "free")
-        del self._allocations[buf.ptr]
+        """``hipFree``."""
+        _checks.check_free(buf, "free")
+        if buf.ptr not in self._allocations:
+            raise DeviceError("free: the buffer was not allocated by this device")
+        self._allocations.discard(buf.ptr)
         _libc_free(buf.ptr)
         buf.freed = True
+        self._frees += 1
 
     def host_malloc(self, shape, dtype) -> PinnedArray:
-        # Ordinary memory: nothing is page-locked, nothing needs to be.
+        """``hipHostMalloc``: ordinary memory here, nothing needs to be page-locked."""
         return np.zeros(shape, dtype=dtype).view(PinnedArray)
 
     def memcpy_htod(self, dst: DeviceBuffer, src: np.ndarray) -> None:
-        self._check_buffer(dst, "memcpy_htod")
         src = np.ascontiguousarray(src)
-        if src.nbytes > dst.nbytes:
-            raise DeviceError(f"memcpy_htod: copying {src.nbytes} bytes into a device buffer "
-                              f"of {dst.nbytes} bytes")
+        _checks.check_copy(src.nbytes, dst, "memcpy host to device")
         if src.nbytes:
             ctypes.memmove(dst.ptr, src.ctypes.data, src.nbytes)
 
     def memcpy_dtoh(self, dst: np.ndarray, src: DeviceBuffer) -> None:
-        self._check_buffer(src, "memcpy_dtoh")
-        if not isinstance(dst, np.ndarray) or not dst.flags.c_contiguous or not dst.flags.writeable:
-            raise DeviceError("memcpy_dtoh: the destination must be a writable C-contiguous array")
-        if dst.nbytes > src.nbytes:
-            raise DeviceError(f"memcpy_dtoh: copying {dst.nbytes} bytes out of a device buffer "
-                              f"of {src.nbytes} bytes")
-        if dst.nbytes:
-            ctypes.memmove(dst.ctypes.data, src.ptr, dst.nbytes)
+        host = _checks.host_buffer(dst, "destination", writable=True)
+        _checks.check_copy(host.nbytes, src, "memcpy device to host")
+        if host.nbytes:
+            ctypes.memmove(host.ctypes.data, src.ptr, host.nbytes)
 
     def memcpy_htod_async(self, dst: DeviceBuffer, src: np.ndarray, stream: Stream) -> None:
-        self.memcpy_htod(dst, src)
+        # Synchronous here; the same checks as an asynchronous copy on a GPU.
+        self.memcpy_htod(dst, _checks.host_buffer(src, "source"))
 
     def memcpy_dtoh_async(self, dst: np.ndarray, src: DeviceBuffer, stream: Stream) -> None:
         self.memcpy_dtoh(dst, src)
 
     def memset(self, buf: DeviceBuffer, byte: int, nbytes: int | None = None,
                stream: Stream | None = None) -> None:
-        self._check_buffer(buf, "memset")
-        nbytes = buf.nbytes if nbytes is None else _size(nbytes, "memset")
-        if nbytes > buf.nbytes:
-            raise DeviceError(f"memset: {nbytes} bytes into a device buffer of {buf.nbytes} bytes")
+        nbytes = buf.nbytes if nbytes is None else _checks.check_nbytes(nbytes)
         if not 0 <= int(byte) <= 255:
-            raise DeviceError(f"memset: the value must be a byte (0..255), not {byte}")
+            raise DeviceError(f"memset: byte must be 0..255, got {byte}")
+        _checks.check_copy(nbytes, buf, "memset")
         if nbytes:
             ctypes.memset(buf.ptr, int(byte), nbytes)
-
-    def _check_buffer(self, buf: DeviceBuffer, what: str) -> None:
-        if not isinstance(buf, DeviceBuffer):
-            raise DeviceError(f"{what}: expected a DeviceBuffer, got {type(buf).__name__}")
-        if buf.device is not self:
-            raise DeviceError(f"{what}: the buffer belongs to another device")
-        if buf.freed or buf.ptr not in self._allocations:
-            raise DeviceError(f"{what}: the device buffer at {buf.ptr:#x} was freed")
 
     # -- execution ----------------------------------------------------------------------------
     def stream(self) -> CpuStream:
@@ -568,22 +583,19 @@ class CpuDevice(Device):
                stream: Stream | None = None) -> None:
         if not isinstance(kernel, CpuKernel):
             raise DeviceError(f"launch: {kernel!r} is not a kernel of the cpu backend")
-        grid, block = dim3(grid), dim3(block)
+        grid, block = _checks.launch_dims(grid), _checks.launch_dims(block)
         if max(grid + block) >= 1 << 63:
             raise DeviceError(f"launch of {kernel.name}: grid {grid} or block {block} too large")
-        shared_mem = _size(shared_mem, "launch: shared_mem")
-        for i, arg in enumerate(args):
-            if isinstance(arg, DeviceBuffer) and not arg.freed and arg.device is self \
-                    and arg.ptr not in self._allocations:
-                raise DeviceError(f"kernel argument {i} is a freed device buffer")
-        params, holders = pack_args(args)
-        codes = (ctypes.c_int * max(len(holders), 1))(*[_arg_code(h) for h in holders])
-        config = _LaunchConfig(grid, block, shared_mem, self.workers)
-        error = ctypes.create_string_buffer(1024)
-        status = kernel._launcher(ctypes.byref(config), ctypes.cast(params, ctypes.c_void_p),
-                                  len(holders), codes, error, len(error))
-        if status != 0:
-            raise DeviceError(error.value.decode(errors="replace"))
+        if isinstance(shared_mem, bool) or not isinstance(shared_mem, (int, np.integer)) \
+                or shared_mem < 0:
+            raise DeviceError(f"launch of {kernel.name}: shared_mem must be a non-negative int")
+        config = _LaunchConfig(grid, block, int(shared_mem), self.workers)
+        with kernel._lock:
+            params = kernel.packer.pack(args, self._frees)
+            status = kernel._launcher(ctypes.byref(config), params, len(args), kernel.codes(args),
+                                      kernel._error, len(kernel._error))
+            if status != 0:
+                raise DeviceError(kernel._error.value.decode(errors="replace"))
 
     def synchronize(self) -> None:
         pass
@@ -598,12 +610,6 @@ class CpuDevice(Device):
             pass
 
 
-def _size(value, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise DeviceError(f"{what}: size must be a non-negative int, not {value!r}")
-    return int(value)
-
-
 def _safe_file_name(name: str) -> str:
     base = os.path.basename(str(name or ""))
     return base if re.fullmatch(r"[\w.+-]+", base) and base not in (".", "..") else "kernel.hip"
@@ -613,16 +619,6 @@ def _check_header_name(name: str) -> None:
     parts = Path(name).parts
     if not parts or Path(name).is_absolute() or ".." in parts:
         raise DeviceError(f"header name {name!r} must be a relative path inside the include folder")
-
-
-def _define_flag(name, value) -> str:
-    if not re.fullmatch(r"[A-Za-z_]\w*", str(name)):
-        raise DeviceError(f"define {name!r} is not a valid macro name")
-    if value is None:
-        return f"-D{name}"
-    if isinstance(value, bool):
-        value = int(value)
-    return f"-D{name}={value}"
 
 
 # ---------------------------------------------------------------------------------------

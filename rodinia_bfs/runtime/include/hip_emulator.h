@@ -18,14 +18,18 @@
 // threads; a worker runs one block at a time, from its first thread to its last. The
 // threads of a block must be able to wait for each other (__syncthreads, warp
 // operations), so each runs on a fiber: a small stack of its own. A fiber runs its
-// thread until the thread returns or has to wait; then control goes back to the
-// worker's scheduler, which starts the next thread or resumes one whose wait is over.
-// A thread that never waits costs no switch at all: when it returns, the same fiber
-// starts the next thread of the block, as a plain function call.
+// thread until the thread returns or has to wait; then the worker goes on with
+// another thread of the block: it resumes one whose wait is over, or starts the next.
+// Nothing preempts a running thread. A thread that never waits costs no switch at all: when it returns, the same fiber
+// starts the next thread of the block, as a plain function call (a few nanoseconds).
+// A thread that waits hands over directly to the next fiber with work; the scheduler
+// steps in only to allocate fibers, and when no fiber can go on: then the block is
+// either finished or deadlocked, which the launch reports as an error.
 //
 // A switch between fibers is _setjmp/_longjmp, which saves and restores a handful of
 // registers without a system call (swapcontext would make one, to save the signal
-// mask). makecontext is used once per fiber, to start it on its stack.
+// mask). makecontext is used once per fiber, to start it on its stack; the stacks are
+// allocated once per worker and reused by every block and every launch.
 #ifndef BFS_HIP_EMULATOR_H
 #define BFS_HIP_EMULATOR_H
 
@@ -60,17 +64,17 @@
 #define BFS_EMU_ABI 1
 
 // Every fiber stack is BFS_EMU_STACK_SIZE bytes, aligned to its size, and the top
-// BFS_EMU_FIBER_RESERVE bytes hold the fiber's bookkeeping, starting with what the
-// running thread knows about itself (ThreadInfo). So kernel code finds its own
-// threadIdx from its stack pointer alone: round it up to the stack's end and step
-// back. That is one AND and one load, and it stays right across fiber switches.
+// BFS_EMU_FIBER_RESERVE bytes hold what the running thread knows about itself
+// (ThreadInfo). So kernel code finds its own threadIdx from its stack pointer alone:
+// round it up to the stack's end and step back. That is one OR and one load, and it
+// stays right across fiber switches.
 // AddressSanitizer's instrumented frames are larger, hence the larger stack.
 #if BFS_EMU_ASAN
 #define BFS_EMU_STACK_SIZE (256u * 1024u)
 #else
 #define BFS_EMU_STACK_SIZE (64u * 1024u)
 #endif
-#define BFS_EMU_FIBER_RESERVE 1024u
+#define BFS_EMU_FIBER_RESERVE 64u
 
 // Limits a launch must respect, as on HIP and CUDA GPUs.
 #define BFS_EMU_MAX_BLOCK_THREADS 1024u
@@ -104,6 +108,7 @@ struct BlockInfo {
 struct ThreadInfo {
     uint3 thread_idx;
     const BlockInfo* block;
+    void* fiber;  // the runtime's bookkeeping for this stack
 };
 
 // The launch configuration, as the Python side fills it in (see cpu_backend.py).
@@ -357,12 +362,13 @@ inline void __trap() { __builtin_trap(); }
 
 // min and max for any mix of arithmetic types, with C's usual conversions (as the
 // HIP and CUDA overloads for int, unsigned, long long... give).
+// (A deduced `auto` return is a value, never a reference to a parameter.)
 template <class A, class B>
-__attribute__((always_inline)) inline auto min(A a, B b) -> decltype(a < b ? a : b) {
+__attribute__((always_inline)) inline auto min(A a, B b) {
     return b < a ? b : a;
 }
 template <class A, class B>
-__attribute__((always_inline)) inline auto max(A a, B b) -> decltype(a < b ? a : b) {
+__attribute__((always_inline)) inline auto max(A a, B b) {
     return a < b ? b : a;
 }
 
@@ -473,6 +479,7 @@ struct Launcher<Kernel> {
 // ---------------------------------------------------------------------------------------
 #include <pthread.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -521,9 +528,11 @@ enum FiberState {
 struct Worker;
 
 // A fiber: a stack, the registers saved while it is switched out, and the state of
-// the thread it runs. It lives at the top of its own stack.
+// the thread it runs. Only the ThreadInfo lives at the top of the stack: the stacks
+// are 64 KiB apart, so their tops all compete for the same few cache sets, and the
+// Fibers themselves are kept in ordinary arrays.
 struct Fiber {
-    ThreadInfo info;          // must come first: kernel code finds it through self()
+    ThreadInfo* info;         // at the top of its stack, where self() finds it
     jmp_buf ctx;              // registers saved by _setjmp while switched out
     Worker* worker;           // the worker (OS thread) that owns the fiber
     Fiber* next;              // link in the free list, the run queue or a wait list
@@ -534,10 +543,9 @@ struct Fiber {
     long long result;         // what the barrier or warp operation returns to the thread
     void* asan_fake_stack;    // AddressSanitizer's bookkeeping while switched out
 };
-static_assert(sizeof(Fiber) <= BFS_EMU_FIBER_RESERVE, "Fiber must fit the stack's top reserve");
-static_assert(offsetof(Fiber, info) == 0, "ThreadInfo must start the Fiber");
+static_assert(sizeof(ThreadInfo) <= BFS_EMU_FIBER_RESERVE, "ThreadInfo must fit the stack's top");
 
-inline Fiber* current_fiber() { return (Fiber*)self(); }
+inline Fiber* current_fiber() { return (Fiber*)self()->fiber; }
 
 // A list of fibers in arrival order.
 struct FiberList {
@@ -593,7 +601,7 @@ struct Job {
 struct BlockRun {
     BlockInfo info;
     Job* job;
-    unsigned nthreads, warp_size, nwarps;
+    unsigned nthreads, warp_size, warp_shift, nwarps;
     unsigned next_start;      // threads 0..next_start-1 have started
     unsigned nx, ny, nz;      // threadIdx of thread next_start
     unsigned exited;
@@ -606,8 +614,9 @@ struct BlockRun {
 };
 
 struct ChunkMap {
-    void* addr;
+    void* addr;     // the mapping of the stacks
     size_t len;
+    Fiber* fibers;  // their bookkeeping
 };
 
 // One OS thread that runs blocks: its scheduler context, its fibers, its block.
@@ -619,6 +628,7 @@ struct Worker {
     Fiber* free_list = nullptr;
     char* shared_buf = nullptr;
     size_t shared_cap = 0;
+    void* signal_stack = nullptr;  // ours, if the thread had none
     // AddressSanitizer: the OS thread's own stack, which the scheduler runs on.
     const void* native_bottom = nullptr;
     size_t native_size = 0;
@@ -634,18 +644,45 @@ inline void asan_finish_switch(void* save, const void** bottom_old, size_t* size
     if (__sanitizer_finish_switch_fiber) __sanitizer_finish_switch_fiber(save, bottom_old, size_old);
 }
 
-// From the running fiber back to its worker's scheduler. Returns when the scheduler
-// resumes the fiber.
-void to_scheduler(Fiber* f) {
+// The one fiber switch: save the running fiber's registers in f->ctx and continue
+// from `to` (another fiber's ctx, or the scheduler's), whose stack is
+// [bottom, bottom + size). Returns when someone jumps back to f->ctx.
+__attribute__((noinline)) void switch_fiber(Fiber* f, jmp_buf to, const void* bottom, size_t size) {
     if (!_setjmp(f->ctx)) {
-        Worker* w = f->worker;
-        asan_start_switch(&f->asan_fake_stack, w->native_bottom, w->native_size);
-        _longjmp(w->sched, 1);
+        asan_start_switch(&f->asan_fake_stack, bottom, size);
+        _longjmp(to, 1);
     }
     asan_finish_switch(f->asan_fake_stack, nullptr, nullptr);
 }
 
-// From the scheduler into fiber f. Returns when f switches back.
+// From the running fiber back to its worker's scheduler.
+void to_scheduler(Fiber* f) {
+    Worker* w = f->worker;
+    switch_fiber(f, w->sched, w->native_bottom, w->native_size);
+}
+
+// From the running fiber f, whose thread now waits (or which has no thread left), to
+// the next fiber with work: one whose thread may go on, else a free fiber to start
+// more threads. Handing over directly saves a trip through the scheduler; only when
+// there is nothing to hand over to (the block is done, deadlocked, or needs a new
+// fiber) does control go back to the scheduler. Returns when f is resumed.
+void switch_from(Fiber* f) {
+    Worker* w = f->worker;
+    BlockRun& b = w->run;
+    Fiber* next = b.ready.pop();
+    if (!next && b.next_start < b.nthreads && w->free_list) {
+        next = w->free_list;
+        w->free_list = next->next;
+    }
+    if (next) {
+        next->state = RUNNING;
+        switch_fiber(f, next->ctx, next->stack_lo, next->stack_size);
+    } else {
+        switch_fiber(f, w->sched, w->native_bottom, w->native_size);
+    }
+}
+
+// From the scheduler into fiber f. Returns when a fiber switches back to the scheduler.
 void resume(Worker* w, Fiber* f) {
     f->state = RUNNING;
     if (!_setjmp(w->sched)) {
@@ -658,7 +695,8 @@ void resume(Worker* w, Fiber* f) {
 void run_threads(Fiber* f);
 
 // Where every fiber starts (through makecontext): it parks at once, and from then on
-// runs threads of whatever block its worker gives it.
+// runs threads of whatever block its worker is running, and parks in the worker's
+// free list when there are none left to start.
 void fiber_main() {
     Fiber* f = current_fiber();
     const void* bottom = nullptr;
@@ -668,10 +706,15 @@ void fiber_main() {
         f->worker->native_bottom = bottom;
         f->worker->native_size = size;
     }
+    Worker* w = f->worker;
+    f->state = PARKED;
+    to_scheduler(f);  // back to start_fiber
     for (;;) {
-        f->state = PARKED;
-        to_scheduler(f);
         run_threads(f);
+        f->state = PARKED;
+        f->next = w->free_list;
+        w->free_list = f;
+        switch_from(f);
     }
 }
 
@@ -695,6 +738,101 @@ bool start_fiber(Worker* w, Fiber* f) {
     return true;
 }
 
+// -- a clear word when a thread overflows its stack ----------------------------------------
+// A thread that outgrows its stack touches the guard page below it and faults, which
+// ends the process, as an illegal address ends a GPU program. This handler first says
+// which kernel and why. It runs on an alternate signal stack (the thread's own stack
+// is the one that overflowed) and then passes the fault on to the handler that was
+// there before (Python's faulthandler, AddressSanitizer's, or the default).
+
+const int kMaxChunks = 1 << 14;
+std::atomic<__UINTPTR_TYPE__> g_chunk_base[kMaxChunks];  // 0 until published
+std::atomic<int> g_chunks_reserved{0};
+struct sigaction g_previous_segv;
+size_t g_page_size = 4096;
+
+void write_text(const char* text) {
+    size_t n = 0;
+    while (text[n]) n++;
+    if (write(2, text, n) < 0) { /* nothing more can be done in a signal handler */ }
+}
+
+void write_number(unsigned long v) {
+    char digits[24];
+    int n = 0;
+    do digits[sizeof digits - ++n] = (char)('0' + v % 10); while (v /= 10);
+    if (write(2, digits + sizeof digits - n, (size_t)n) < 0) { }
+}
+
+void write_dim(const uint3& d) {
+    write_text("(");
+    write_number(d.x);
+    write_text(",");
+    write_number(d.y);
+    write_text(",");
+    write_number(d.z);
+    write_text(")");
+}
+
+void on_segv(int sig, siginfo_t* info, void* context) {
+    const __UINTPTR_TYPE__ a = (__UINTPTR_TYPE__)info->si_addr, S = BFS_EMU_STACK_SIZE;
+    int n = g_chunks_reserved.load();
+    for (int i = 0; i < n && i < kMaxChunks; i++) {
+        __UINTPTR_TYPE__ base = g_chunk_base[i].load(std::memory_order_acquire);
+        if (base && a >= base && a < base + kFibersPerChunk * S && (a - base) % S < g_page_size) {
+            const ThreadInfo* t = (const ThreadInfo*)((a | (S - 1)) + 1 - BFS_EMU_FIBER_RESERVE);
+            const BlockRun& b = ((const Fiber*)t->fiber)->worker->run;
+            write_text("\nkernel ");
+            write_text(b.job->name);
+            write_text(" overflowed the stack of thread ");
+            write_dim(t->thread_idx);
+            write_text(" in block ");
+            write_dim(b.info.block_idx);
+            write_text(": the emulator gives each GPU thread ");
+            write_number(BFS_EMU_STACK_SIZE / 1024);
+            write_text(" KiB of stack; large local arrays belong in shared or global memory\n");
+            break;
+        }
+    }
+    if (g_previous_segv.sa_flags & SA_SIGINFO) {
+        g_previous_segv.sa_sigaction(sig, info, context);
+    } else if (g_previous_segv.sa_handler != SIG_DFL && g_previous_segv.sa_handler != SIG_IGN) {
+        g_previous_segv.sa_handler(sig);
+    } else {
+        sigaction(SIGSEGV, &g_previous_segv, nullptr);  // returning faults again, fatally
+    }
+}
+
+void watch_guard_pages(char* base) {
+    static bool installed = [] {
+        g_page_size = (size_t)sysconf(_SC_PAGESIZE);
+        struct sigaction action;
+        memset(&action, 0, sizeof action);
+        action.sa_sigaction = on_segv;
+        action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+        sigemptyset(&action.sa_mask);
+        return sigaction(SIGSEGV, &action, &g_previous_segv) == 0;
+    }();
+    (void)installed;
+    int i = g_chunks_reserved.fetch_add(1);
+    if (i < kMaxChunks) g_chunk_base[i].store((__UINTPTR_TYPE__)base, std::memory_order_release);
+}
+
+// The alternate signal stack of a worker's thread, unless it has one already.
+void* give_signal_stack() {
+    stack_t current;
+    if (sigaltstack(nullptr, &current) != 0 || !(current.ss_flags & SS_DISABLE)) return nullptr;
+    stack_t alt;
+    alt.ss_size = 64 * 1024;
+    alt.ss_sp = malloc(alt.ss_size);
+    alt.ss_flags = 0;
+    if (alt.ss_sp && sigaltstack(&alt, nullptr) != 0) {
+        free(alt.ss_sp);
+        return nullptr;
+    }
+    return alt.ss_sp;
+}
+
 // Allocate fibers in chunks: one mapping of kFibersPerChunk stacks, each aligned to its
 // size (self() relies on it), each with an inaccessible guard page below it so that a
 // stack overflow faults instead of overwriting the neighbouring stack.
@@ -706,14 +844,17 @@ bool add_fibers(Worker* w) {
                      -1, 0);
     if (map == MAP_FAILED) return false;
     char* base = (char*)(((__UINTPTR_TYPE__)map + S - 1) & ~(__UINTPTR_TYPE__)(S - 1));
-    w->chunks.push_back(ChunkMap{map, len});
+    Fiber* fibers = new Fiber[kFibersPerChunk]();
+    w->chunks.push_back(ChunkMap{map, len, fibers});
     const bool guard = page * 4 <= S;
     for (unsigned i = 0; i < kFibersPerChunk; i++) {
         char* region = base + i * S;
         // The guard page may be refused (too many mappings): the canary still catches
         // most overflows, after the fact.
         if (guard) mprotect(region, page, PROT_NONE);
-        Fiber* f = new (region + S - BFS_EMU_FIBER_RESERVE) Fiber();
+        Fiber* f = &fibers[i];
+        f->info = new (region + S - BFS_EMU_FIBER_RESERVE) ThreadInfo();
+        f->info->fiber = f;
         f->worker = w;
         f->stack_lo = region + (guard ? page : 0);
         // Stagger where each stack starts (by 0 to 31 cache lines), so that the hot top
@@ -724,6 +865,7 @@ bool add_fibers(Worker* w) {
         f->next = w->free_list;
         w->free_list = f;
     }
+    if (guard) watch_guard_pages(base);
     return true;
 }
 
@@ -734,15 +876,28 @@ struct WorkerHolder {
     Worker* worker = nullptr;
     ~WorkerHolder() {
         if (!worker) return;
-        for (const ChunkMap& c : worker->chunks) munmap(c.addr, c.len);
+        for (const ChunkMap& c : worker->chunks) {
+            munmap(c.addr, c.len);
+            delete[] c.fibers;
+        }
         free(worker->shared_buf);
+        if (worker->signal_stack) {
+            stack_t off;
+            memset(&off, 0, sizeof off);
+            off.ss_flags = SS_DISABLE;
+            sigaltstack(&off, nullptr);
+            free(worker->signal_stack);
+        }
         delete worker;
     }
 };
 
 Worker* this_worker() {
     static thread_local WorkerHolder holder;
-    if (!holder.worker) holder.worker = new Worker();
+    if (!holder.worker) {
+        holder.worker = new Worker();
+        holder.worker->signal_stack = give_signal_stack();
+    }
     return holder.worker;
 }
 
@@ -851,7 +1006,7 @@ long long barrier(int predicate) {
         release_barrier(b, f);  // the last one to arrive goes on without a switch
     } else {
         check_stack(f);
-        to_scheduler(f);
+        switch_from(f);
     }
     return f->result;
 }
@@ -861,7 +1016,7 @@ long long warp_op(int op, long long value, int arg) {
     BlockRun& b = f->worker->run;
     const unsigned ws = b.warp_size;
     const unsigned lane = f->linear & (ws - 1);
-    WarpState& w = b.warps[f->linear / ws];
+    WarpState& w = b.warps[f->linear >> b.warp_shift];
     // The lane this lane reads from, for the shuffles; out-of-range lanes keep their
     // own value, as __shfl_up and __shfl_down do.
     unsigned src = lane;
@@ -889,7 +1044,7 @@ long long warp_op(int op, long long value, int arg) {
         complete_warp_op(b, w, f);
     } else {
         check_stack(f);
-        to_scheduler(f);
+        switch_from(f);
     }
     return f->result;
 }
@@ -899,7 +1054,7 @@ long long warp_op(int op, long long value, int arg) {
 void thread_exited(BlockRun& b, Fiber* f) {
     check_stack(f);
     b.exited++;
-    WarpState& w = b.warps[f->linear / b.warp_size];
+    WarpState& w = b.warps[f->linear >> b.warp_shift];
     w.live--;
     if (w.arrived && w.arrived == w.live) complete_warp_op(b, w, f);
     if (b.barrier_arrived && b.barrier_arrived == b.nthreads - b.exited) release_barrier(b, f);
@@ -913,8 +1068,8 @@ void run_threads(Fiber* f) {
     Job* job = b.job;
     while (b.next_start < b.nthreads) {
         f->linear = b.next_start++;
-        f->info.thread_idx = uint3{b.nx, b.ny, b.nz};
-        f->info.block = &b.info;
+        f->info->thread_idx = uint3{b.nx, b.ny, b.nz};
+        f->info->block = &b.info;
         if (++b.nx == b.info.block_dim.x) {
             b.nx = 0;
             if (++b.ny == b.info.block_dim.y) {
@@ -954,6 +1109,7 @@ bool run_block(Worker* w, Job* job, unsigned long long index) {
     b.info.dynamic_shared = w->shared_buf;
     b.nthreads = job->nthreads;
     b.warp_size = job->warp_size;
+    b.warp_shift = job->warp_size == 64 ? 6 : 5;
     b.nwarps = (b.nthreads + b.warp_size - 1) / b.warp_size;
     b.next_start = b.exited = 0;
     b.nx = b.ny = b.nz = 0;
@@ -983,11 +1139,7 @@ bool run_block(Worker* w, Job* job, unsigned long long index) {
             f = w->free_list;
             w->free_list = f->next;
         }
-        resume(w, f);
-        if (f->state == PARKED) {  // it ran out of threads to start
-            f->next = w->free_list;
-            w->free_list = f;
-        }
+        resume(w, f);  // runs until no fiber has anything to hand over to
         if (b.failed) break;
     }
 
