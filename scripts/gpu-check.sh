@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Check the GPU steps on a machine with an NVIDIA or AMD GPU: the GPU tests, then
+# compute-sanitizer memcheck and racecheck over every GPU step (NVIDIA only).
+# Usage: scripts/gpu-check.sh OUTDIR [DATA_DIR]
+# DATA_DIR holds road/ and social/ (default: ../shared/data). Logs go to OUTDIR.
+set -uo pipefail
+out=${1:?usage: scripts/gpu-check.sh OUTDIR [DATA_DIR]}
+data=${2:-../shared/data}
+mkdir -p "$out"
+export RODINIA_BFS_DATA=$data PYTHONUNBUFFERED=1
+python=${PYTHON:-python3}
+status=0
+
+echo "== GPU tests"
+$python -m pytest -q -m gpu -rs tests/ 2>&1 | tee "$out/gpu-tests.log" | tail -n 25
+[ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+
+if command -v compute-sanitizer >/dev/null; then
+    steps=$($python -c "from rodinia_bfs.variants import STEPS; print(' '.join(STEPS))")
+    $python -m rodinia_bfs generate hubs --rows 60 -o "$out/hubs.mtx" >/dev/null
+    for tool in memcheck racecheck; do
+        for step in $steps; do
+            for graph in "$data/social/as-22july06.mtx" "$out/hubs.mtx"; do
+                log="$out/sanitizer-$tool-$step-$(basename "$graph" .mtx).log"
+                compute-sanitizer --tool "$tool" --error-exitcode 99 \
+                    $python -m rodinia_bfs run "$graph" --variant "$step" --backend cuda \
+                    --validate >"$log" 2>&1
+                rc=$?
+                summary=$(grep -h -E "ERROR SUMMARY|RACECHECK SUMMARY" "$log" | tail -n 1)
+                echo "$tool $step $(basename "$graph"): exit $rc; $summary"
+                [ "$rc" -eq 0 ] || status=1
+            done
+        done
+    done
+fi
+exit $status
