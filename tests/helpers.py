@@ -59,3 +59,17 @@ def awkward_graph() -> CSRGraph:
     # 900..1199: a star centred on 900; 1200..1236: isolated
     src += [900] * 299; dst += list(range(901, 1200))
     return CSRGraph.from_edges(src, dst, n, name="awkward")
+
+
+def step_defines(kernel_file: str, warp_size: int) -> dict:
+    """The default ``-D`` tunables of the step that owns ``kernel_file``.
+
+    Every kernel file belongs to a step; a new file without one fails the compile checks
+    here rather than being compiled with made-up macros.
+    """
+    from rodinia_bfs.variants import STEPS
+
+    for step in STEPS.values():
+        if step.kernel_file == kernel_file:
+            return step.default_defines(warp_size)
+    raise AssertionError(f"hip_kernels/{kernel_file} belongs to no step in rodinia_bfs.variants.STEPS")

@@ -67,6 +67,12 @@ class GPUStep(ABC):
         self.graph = graph
         self._buffers = []
 
+    @classmethod
+    def default_defines(cls, warp_size: int) -> dict:
+        """The ``-D`` tunables this step compiles with by default on a device of
+        ``warp_size``; the compile checks for every target use them too."""
+        return {}
+
     def _compile(self, defines: dict) -> "object":
         return self.device.compile(
             kernel_source(self.kernel_file), self.kernel_file, defines=defines,

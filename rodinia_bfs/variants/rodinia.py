@@ -21,6 +21,10 @@ class RodiniaBFS(GPUStep):
     name = "rodinia"
     kernel_file = "rodinia.hip"
 
+    @classmethod
+    def default_defines(cls, warp_size: int) -> dict:
+        return {"BLOCK_SIZE": 512}
+
     # [rodinia-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = 512):
         super().__init__(device, graph)
