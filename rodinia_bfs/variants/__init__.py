@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.variants.base import BFSRun, GPUStep, check_source
+from rodinia_bfs.variants.privatized import PrivatizedBFS
+from rodinia_bfs.variants.queue import QueueBFS
 from rodinia_bfs.variants.rodinia import RodiniaBFS
 
 #: GPU steps in tutorial order.
 STEPS: dict[str, type[GPUStep]] = {
     RodiniaBFS.name: RodiniaBFS,
+    QueueBFS.name: QueueBFS,
+    PrivatizedBFS.name: PrivatizedBFS,
 }
 
 #: Every variant name ``--variant`` accepts (besides ``all``).

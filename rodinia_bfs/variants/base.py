@@ -28,6 +28,8 @@ class BFSRun:
     iterations: int = 0
     #: Milliseconds of each iteration, when run with ``profile=True``.
     level_times_ms: list[float] = field(default_factory=list)
+    #: Vertices in the frontier of each iteration, where the step counts them on the device.
+    frontier_sizes: list[int] = field(default_factory=list)
 
 
 def check_source(graph: CSRGraph, source: int) -> int:
