@@ -170,8 +170,8 @@ def test_never_ending_loop_is_an_error(device):
     original = kernel_source("queue.hip")
     broken = original.replace(
         anchor,
-        "    if (blockIdx.x == 0 && threadIdx.x == 0) next_frontier[atomicAdd(next_size, 1u)] = frontier[0];\n"
-        + anchor,
+        "    if (blockIdx.x == 0 && threadIdx.x == 0)\n"
+        "        next_frontier[atomicAdd(next_size, 1u)] = frontier[0];\n" + anchor,
     )
     assert broken != original
     with _broken_step(broken)(device, grid2d(5, 5)) as step:

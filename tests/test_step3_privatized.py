@@ -237,6 +237,75 @@ def test_real_road_graph():
         check_run(graph, 12345, step.run(12345))
 
 
+def _compiler_or_skip(backend, env, why_not):
+    """``backend`` where its run-time compiler works, else skip (or fail where ``env`` says
+    the compiler must be there, as CI does)."""
+    import os
+
+    if why_not:
+        if os.environ.get(env) == "1":
+            pytest.fail(f"{env}=1 but {why_not}")
+        pytest.skip(why_not)
+    return backend
+
+
+def _hiprtc_problem():
+    from rodinia_bfs.runtime import hip_backend
+
+    if hip_backend.hip is None:
+        return "hip-python not installed"
+    if not hip_backend.configure_libraries().get("hiprtc"):
+        return "hiprtc library not found (run .ci/install-rocm-hiprtc.sh)"
+    return None
+
+
+def _nvrtc_problem():
+    from rodinia_bfs.runtime import cuda_backend
+
+    if cuda_backend.nvrtc is None:
+        return "cuda-python not installed"
+    try:
+        cuda_backend.nvrtc_version()
+    except DeviceError as exc:
+        return str(exc)
+    return None
+
+
+#: The smallest local queue, and the largest that fits 48 KiB of static shared memory.
+CAPACITIES = [1, (48 * 1024 - 8) // 4]
+
+
+@pytest.mark.parametrize("capacity", CAPACITIES)
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx1030"])
+def test_hiprtc_compiles_any_capacity(arch, capacity):
+    from rodinia_bfs.runtime import hip_backend
+
+    hiprtc = _compiler_or_skip(hip_backend, "RODINIA_BFS_REQUIRE_HIPRTC", _hiprtc_problem())
+    defines = {"BLOCK_SIZE": 256, "LOCAL_CAPACITY": capacity}
+    code = hiprtc.compile_for_arch(kernel_source("privatized.hip"), arch, "privatized.hip",
+                                   defines, headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("capacity", CAPACITIES)
+def test_nvrtc_compiles_any_capacity(capacity):
+    from rodinia_bfs.runtime import cuda_backend
+
+    nvrtc = _compiler_or_skip(cuda_backend, "RODINIA_BFS_REQUIRE_NVRTC", _nvrtc_problem())
+    defines = {"BLOCK_SIZE": 256, "LOCAL_CAPACITY": capacity}
+    code = nvrtc.compile_for_arch(kernel_source("privatized.hip"), "sm_90", "privatized.hip",
+                                  defines, headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
+
+
+def test_missing_capacity_is_a_compile_error(device):
+    from rodinia_bfs.errors import CompileError
+
+    with pytest.raises(CompileError, match="LOCAL_CAPACITY"):
+        device.compile(kernel_source("privatized.hip"), "privatized.hip",
+                       defines={"BLOCK_SIZE": 64}, headers=kernel_headers())
+
+
 @pytest.fixture(scope="module")
 def gpu():
     from helpers import gpu_device_or_skip

@@ -16,12 +16,30 @@ from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.runtime.base import Device, ceil_div
 from rodinia_bfs.variants.base import BFSRun, GPUStep, check_fits, check_source
 
+# [privatized-tunables-begin]
 #: Static shared memory a block may use on every target: CUDA's limit without opting in
 #: (AMD GPUs allow 64 KiB). The local queue takes 4 bytes per entry.
 MAX_STATIC_SHARED = 48 * 1024
 
 #: Most threads a block may have on every target.
 MAX_BLOCK_SIZE = 1024
+
+#: Default threads per block.
+BLOCK_SIZE = 256
+
+#: Default entries of the block-local queue: six per thread. 256 frontier vertices of a
+#: Rodinia-style graph (average degree 6) have about that many edges, so a block
+#: overflows only where the degrees are above average. 6 KiB per block: eight blocks
+#: of 256 threads (2,048 threads, the most an AMD CDNA compute unit or an H100 SM runs at
+#: once) take 48 KiB, within a CDNA compute unit's 64 KiB of LDS, so shared memory does
+#: not lower occupancy.
+LOCAL_CAPACITY = 1536
+
+#: Default cap on the blocks of one launch: far more than a GPU holds at once, so every
+#: frontier normally gets a thread per vertex; the tests lower it to make the kernel's
+#: grid-stride loop do the rest.
+MAX_BLOCKS = 65535
+# [privatized-tunables-end]
 
 
 class PrivatizedBFS(GPUStep):
@@ -33,14 +51,11 @@ class PrivatizedBFS(GPUStep):
 
     @classmethod
     def default_defines(cls, warp_size: int) -> dict:
-        # 1,024 entries (4 KiB) per block of 256 threads: room for four discoveries per
-        # thread, and small enough that shared memory does not limit how many blocks
-        # a compute unit holds (64 KiB of LDS on AMD GPUs is 16 such blocks).
-        return {"BLOCK_SIZE": 256, "LOCAL_CAPACITY": 1024}
+        return {"BLOCK_SIZE": BLOCK_SIZE, "LOCAL_CAPACITY": LOCAL_CAPACITY}
 
     # [privatized-setup-begin]
-    def __init__(self, device: Device, graph: CSRGraph, block_size: int = 256,
-                 local_capacity: int = 1024, max_blocks: int = 65535):
+    def __init__(self, device: Device, graph: CSRGraph, block_size: int = BLOCK_SIZE,
+                 local_capacity: int = LOCAL_CAPACITY, max_blocks: int = MAX_BLOCKS):
         super().__init__(device, graph)
         if not 1 <= block_size <= MAX_BLOCK_SIZE:
             raise RodiniaBFSError(f"block_size must be 1..{MAX_BLOCK_SIZE}, got {block_size}")
