@@ -7,6 +7,7 @@ backend (hip, cuda, or the cpu emulator).
 from __future__ import annotations
 
 from rodinia_bfs.errors import RodiniaBFSError
+from rodinia_bfs.variants.balanced import BalancedBFS
 from rodinia_bfs.variants.base import BFSRun, GPUStep, check_source
 from rodinia_bfs.variants.privatized import PrivatizedBFS
 from rodinia_bfs.variants.queue import QueueBFS
@@ -17,6 +18,7 @@ STEPS: dict[str, type[GPUStep]] = {
     RodiniaBFS.name: RodiniaBFS,
     QueueBFS.name: QueueBFS,
     PrivatizedBFS.name: PrivatizedBFS,
+    BalancedBFS.name: BalancedBFS,
 }
 
 #: Every variant name ``--variant`` accepts (besides ``all``).
