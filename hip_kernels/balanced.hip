@@ -1,20 +1,21 @@
-// Step 4: load-balanced expansion (Merrill & Garland 2012; PMPP 15.7; Liu et al. 2015).
+// Step 4: load-balanced expansion (Merrill & Garland 2012; PMPP 15.7; Liu et al.).
 //
 // Steps 2 and 3 give each frontier vertex one thread, which walks the vertex's whole
 // adjacency list. On a graph with hubs the threads of a warp then finish at very
-// different times, and the warp (and its block) waits for its slowest lane. Here the
-// frontier is kept in three queues, by the degree of each vertex, and each queue is
-// expanded by the unit of work that fits it:
+// different times, and the warp (and its block) waits for its slowest lane; a frontier
+// of a few hundred vertices with a million edges between them gets a handful of blocks.
+// Here the frontier is kept in three queues, by the degree of each vertex, and each
+// queue is expanded by the unit of work that fits it:
 //
 //   small   degree < WARP_THRESHOLD           one thread per vertex
 //   medium  degree < BLOCK_THRESHOLD          one warp per vertex
 //   large   degree >= BLOCK_THRESHOLD         one block per piece of BLOCK_PIECE edges
 //
-// A large vertex is cut into pieces when it is enqueued, so a hub of a hundred thousand
-// edges is expanded by many blocks at once instead of by one. The queue a vertex goes to
-// is decided when it is discovered (the thread that claims it reads its degree), so the
-// next level starts with its work already sorted. One launch expands a whole level:
-// its grid is three sections, one per queue.
+// The queue a vertex goes to is decided when it is discovered: the thread that claims it
+// reads its degree. A large vertex is cut into pieces there and then, so a hub of a
+// hundred thousand edges is expanded by many blocks at once. One launch expands a whole
+// level: its grid has a section for each queue. What a block discovers is collected in
+// block-local queues in shared memory and copied out at the end, as in step 3.
 #include "bfs_common.h"
 
 // The tunables, fixed at compile time; default_defines() in
@@ -31,6 +32,12 @@
 #ifndef BLOCK_PIECE
 #error "compile with -DBLOCK_PIECE=<edges per piece of a large vertex>"
 #endif
+#ifndef LOCAL_SMALL
+#error "compile with -DLOCAL_SMALL=<entries of the block-local small queue>"
+#endif
+#ifndef LOCAL_MEDIUM
+#error "compile with -DLOCAL_MEDIUM=<entries of the block-local medium queue>"
+#endif
 #ifndef COUNTER_STRIDE
 #error "compile with -DCOUNTER_STRIDE=<bfs_u32 slots between two queue counters>"
 #endif
@@ -40,114 +47,102 @@
 #if WARP_THRESHOLD < 1 || BLOCK_THRESHOLD < WARP_THRESHOLD || BLOCK_PIECE < 1
 #error "need 1 <= WARP_THRESHOLD <= BLOCK_THRESHOLD and BLOCK_PIECE >= 1"
 #endif
+#if LOCAL_SMALL < 1 || LOCAL_MEDIUM < 1
+#error "the block-local queues need at least one entry each"
+#endif
 
 #define WARPS_PER_BLOCK (BLOCK_SIZE / WARP_SIZE)
 
-// The three queue counters, each on its own 128-byte line: the warps that enqueue into
-// different queues then do not fight over one cache line.
+// [balanced-queues-begin]
+// The queues, in the order of their counters. Each counter sits on a 128-byte line of
+// its own (COUNTER_STRIDE slots apart), so atomics on one do not queue behind another's.
 #define SMALL 0
 #define MEDIUM 1
 #define LARGE 2
+#define QUEUES 3
 
-// Lane masks are 32 or 64 bits wide (lane_mask_t): count and find bits at that width.
-__device__ inline int mask_popc(lane_mask_t mask)
-{
-#if WARP_SIZE == 64
-    return __popcll(mask);
-#else
-    return __popc(mask);
-#endif
-}
+__device__ inline bfs_u32 at_most(bfs_u32 a, bfs_u32 b) { return a < b ? a : b; }
 
-__device__ inline int mask_lowest_lane(lane_mask_t mask)  // mask != 0
-{
-#if WARP_SIZE == 64
-    return __ffsll((long long)mask) - 1;
-#else
-    return __ffs((int)mask) - 1;
-#endif
-}
+// An entry of the large queue: a piece of `vertex`'s list, BLOCK_PIECE edges long
+// (the last piece may be shorter).
+struct Piece {
+    vertex_t vertex;
+    bfs_u32 index;
+};
+// [balanced-queues-end]
 
-// Everything one launch reads and writes, gathered so the device functions below take
-// one argument instead of twenty.
+// What every thread of a launch reads and writes, gathered so the device functions
+// below take one argument instead of twenty.
 struct Level {
     const edge_t* offsets;
     const vertex_t* edges;
     level_t* levels;
     vertex_t* parents;
+    level_t next_level;
     vertex_t* next_small;
     vertex_t* next_medium;
-    vertex_t* next_large;        // vertex of each piece
-    bfs_u32* next_large_piece;   // which piece of it
-    bfs_u32* next_counts;        // SMALL, MEDIUM, LARGE, COUNTER_STRIDE apart
-    bfs_u64* path_counts;        // only with BFS_COUNT_PATHS
-    level_t next_level;
+    Piece* next_large;
+    bfs_u32* next_counts;  // SMALL, MEDIUM and LARGE, COUNTER_STRIDE apart
+    // The block-local queues in shared memory, and their counters.
+    vertex_t* local_small;
+    vertex_t* local_medium;
+    bfs_u32* local_counts;  // SMALL and MEDIUM
 };
 
 // [balanced-enqueue-begin]
-// Append u to a queue, one atomicAdd per warp: the lanes that have a vertex vote, the
-// lowest of them reserves room for all, and each writes at its rank among the voters.
-// Every lane of the warp calls this (the vote is a warp operation).
-__device__ inline void warp_push(bool mine, vertex_t u, vertex_t* queue, bfs_u32* count)
+// Append u to a block-local queue; when it is full, straight to the global queue.
+// The local counter counts on past the capacity, so the slot alone says which.
+__device__ inline void push(vertex_t u, vertex_t* local, bfs_u32* local_count, bfs_u32 capacity,
+                            vertex_t* global, bfs_u32* global_count)
 {
-    const lane_mask_t voters = warp_ballot(mine);
-    if (voters == 0) return;  // the same answer in every lane
-    const int leader = mask_lowest_lane(voters);
-    bfs_u32 first = 0;
-    if (lane_id() == leader) first = atomicAdd(count, (bfs_u32)mask_popc(voters));
-    first = (bfs_u32)warp_shfl((bfs_i32)first, leader);
-    const lane_mask_t below = ((lane_mask_t)1 << lane_id()) - 1;
-    if (mine) queue[first + mask_popc(voters & below)] = u;
+    const bfs_u32 slot = atomicAdd(local_count, 1u);
+    if (slot < capacity) {
+        local[slot] = u;
+    } else {
+        global[atomicAdd(global_count, 1u)] = u;
+    }
 }
 
-// u was just claimed (found) and has `degree` edges: put it in the queue of its size.
-__device__ inline void enqueue(const Level& L, bool found, vertex_t u, edge_t degree)
+// u was just claimed and has `degree` edges: put it in the queue of its size.
+__device__ inline void enqueue(const Level& L, vertex_t u, edge_t degree)
 {
-    warp_push(found && degree < WARP_THRESHOLD, u, L.next_small,
-              &L.next_counts[SMALL * COUNTER_STRIDE]);
-    warp_push(found && degree >= WARP_THRESHOLD && degree < BLOCK_THRESHOLD, u,
-              L.next_medium, &L.next_counts[MEDIUM * COUNTER_STRIDE]);
-    if (found && degree >= BLOCK_THRESHOLD) {
-        // Hubs are rare: each takes its own atomicAdd, for all its pieces at once.
+    if (degree < WARP_THRESHOLD) {
+        push(u, L.local_small, &L.local_counts[SMALL], LOCAL_SMALL, L.next_small,
+             &L.next_counts[SMALL * COUNTER_STRIDE]);
+    } else if (degree < BLOCK_THRESHOLD) {
+        push(u, L.local_medium, &L.local_counts[MEDIUM], LOCAL_MEDIUM, L.next_medium,
+             &L.next_counts[MEDIUM * COUNTER_STRIDE]);
+    } else {
+        // Large vertices are few: each takes one global atomicAdd, for all its pieces.
         const bfs_u32 pieces = (bfs_u32)((degree + BLOCK_PIECE - 1) / BLOCK_PIECE);
         const bfs_u32 first = atomicAdd(&L.next_counts[LARGE * COUNTER_STRIDE], pieces);
-        for (bfs_u32 p = 0; p < pieces; p++) {
-            L.next_large[first + p] = u;
-            L.next_large_piece[first + p] = p;
-        }
+        for (bfs_u32 p = 0; p < pieces; p++) L.next_large[first + p] = Piece{u, p};
     }
 }
 // [balanced-enqueue-end]
 
 // [balanced-visit-begin]
-// Edge e of v, for the lanes with `valid`: claim its target as steps 2 and 3 do, and
-// enqueue it. The target's degree is read before the atomicCAS, so that both loads
-// are in flight while the claim waits. Every lane of the warp calls this.
-__device__ inline void visit(const Level& L, bool valid, vertex_t v, edge_t e)
+// Edge e of frontier vertex v: claim its target as steps 2 and 3 do, then enqueue it.
+// The target's degree decides its queue. It is read before the atomicCAS, so that the
+// loads and the claim are in flight together.
+__device__ inline void visit(const Level& L, vertex_t v, edge_t e)
 {
-    bool found = false;
-    vertex_t u = 0;
-    edge_t degree = 0;
-    if (valid) {
-        u = L.edges[e];
-        if (L.levels[u] == -1) {
-            degree = L.offsets[u + 1] - L.offsets[u];
-            if (atomicCAS(&L.levels[u], -1, L.next_level) == -1) {
-                L.parents[u] = v;
-                found = true;
-            }
-        }
+    const vertex_t u = L.edges[e];
+    if (L.levels[u] != -1) return;  // reached already: no atomic needed
+    const edge_t degree = L.offsets[u + 1] - L.offsets[u];
+    if (atomicCAS(&L.levels[u], -1, L.next_level) == -1) {
+        L.parents[u] = v;
+        enqueue(L, u, degree);
     }
-    enqueue(L, found, u, degree);
 }
 // [balanced-visit-end]
 
 #ifdef BFS_COUNT_PATHS
-// For the tests: how many queue entries and edges each path expanded.
-#define COUNT_PATH(path, edge_count)                                                       \
-    do {                                                                                   \
-        atomicAdd(&L.path_counts[(path)], 1ull);                                           \
-        atomicAdd(&L.path_counts[3 + (path)], (bfs_u64)(edge_count));                      \
+// For the tests: how many queue entries each path expanded, and their edges.
+#define COUNT_PATH(path, edge_count)                                      \
+    do {                                                                  \
+        atomicAdd(&path_counts[(path)], 1ull);                            \
+        atomicAdd(&path_counts[QUEUES + (path)], (bfs_u64)(edge_count));  \
     } while (0)
 #else
 #define COUNT_PATH(path, edge_count) \
@@ -161,38 +156,47 @@ balanced_expand(const edge_t* offsets, const vertex_t* edges, level_t* levels,
                 vertex_t* parents,
                 const vertex_t* small, bfs_u32 small_count,
                 const vertex_t* medium, bfs_u32 medium_count,
-                const vertex_t* large, const bfs_u32* large_piece, bfs_u32 large_count,
+                const Piece* large, bfs_u32 large_count,
                 bfs_u32 large_blocks, bfs_u32 medium_blocks,
-                vertex_t* next_small, vertex_t* next_medium,
-                vertex_t* next_large, bfs_u32* next_large_piece,
-                bfs_u32* next_counts, bfs_u32* spare_counts, level_t next_level,
-                bfs_u64* path_counts)
+                vertex_t* next_small, vertex_t* next_medium, Piece* next_large,
+                bfs_u32* counts, level_t next_level, bfs_u64* path_counts)
 {
-    const Level L = {offsets, edges, levels, parents, next_small, next_medium,
-                     next_large, next_large_piece, next_counts, path_counts, next_level};
+    // [balanced-local-begin]
+    __shared__ vertex_t local_small[LOCAL_SMALL];
+    __shared__ vertex_t local_medium[LOCAL_MEDIUM];
+    __shared__ bfs_u32 local_counts[2];
+    __shared__ bfs_u32 global_first[2];
+    if (threadIdx.x < 2) local_counts[threadIdx.x] = 0;
+    __syncthreads();  // nobody enqueues before the counters are zero
+    // [balanced-local-end]
 
-    // The counters the launch after next will count into: the host has read them
-    // already (they sized this launch), so clearing them here saves a memset per level.
-    if (blockIdx.x == 0 && threadIdx.x <= LARGE) spare_counts[threadIdx.x * COUNTER_STRIDE] = 0;
+    // [balanced-counters-begin]
+    // Two sets of counters, used by alternate levels: this launch counts the next
+    // level's queues into one and clears the other, which held this level's lengths
+    // (the host has read them: they sized this launch) and will count the level after.
+    // That saves a memset per level.
+    bfs_u32* next_counts = counts + (next_level % 2) * QUEUES * COUNTER_STRIDE;
+    bfs_u32* spare_counts = counts + (1 - next_level % 2) * QUEUES * COUNTER_STRIDE;
+    if (blockIdx.x == 0 && threadIdx.x < QUEUES) spare_counts[threadIdx.x * COUNTER_STRIDE] = 0;
+    // [balanced-counters-end]
 
-    // The grid is three sections, largest work first, so that the blocks with the most
-    // edges start first: [large | medium | small]. The host sizes each section.
+    const Level L = {offsets, edges, levels, parents, next_level, next_small, next_medium,
+                     next_large, next_counts, local_small, local_medium, local_counts};
+
+    // The grid has three sections, [large | medium | small], sized by the host. The
+    // blocks with the most edges come first, so they also start first.
     const bfs_u32 small_first_block = large_blocks + medium_blocks;
     if (blockIdx.x < large_blocks) {
         // [balanced-block-begin]
-        // A whole block per piece of a large adjacency list. Every thread reads the same
-        // piece, so the edge loop has the same trips in every thread, and neighbouring
-        // threads read neighbouring edges: one coalesced read per warp per trip.
+        // A whole block per piece of a large list: neighbouring threads take
+        // neighbouring edges, so each warp reads its edges with one coalesced load.
         for (bfs_u32 p = blockIdx.x; p < large_count; p += large_blocks) {
-            const vertex_t v = large[p];
+            const vertex_t v = large[p].vertex;  // the same p, so the same v, in every thread
             const edge_t list_end = offsets[v + 1];
-            const edge_t begin = offsets[v] + (edge_t)large_piece[p] * BLOCK_PIECE;
+            const edge_t begin = offsets[v] + (edge_t)large[p].index * BLOCK_PIECE;
             const edge_t end = begin + BLOCK_PIECE < list_end ? begin + BLOCK_PIECE : list_end;
             if (threadIdx.x == 0) COUNT_PATH(LARGE, end - begin);
-            for (edge_t base = begin; base < end; base += BLOCK_SIZE) {
-                const edge_t e = base + threadIdx.x;
-                visit(L, e < end, v, e);
-            }
+            for (edge_t e = begin + threadIdx.x; e < end; e += BLOCK_SIZE) visit(L, v, e);
         }
         // [balanced-block-end]
     } else if (blockIdx.x < small_first_block) {
@@ -202,35 +206,44 @@ balanced_expand(const edge_t* offsets, const vertex_t* edges, level_t* levels,
         const bfs_u32 warps = medium_blocks * WARPS_PER_BLOCK;
         for (bfs_u32 i = first_warp; i < medium_count; i += warps) {
             const vertex_t v = medium[i];  // the same i, so the same v, in every lane
-            const edge_t begin = offsets[v];
             const edge_t end = offsets[v + 1];
-            if (lane_id() == 0) COUNT_PATH(MEDIUM, end - begin);
-            for (edge_t base = begin; base < end; base += WARP_SIZE) {
-                const edge_t e = base + lane_id();
-                visit(L, e < end, v, e);
-            }
+            if (lane_id() == 0) COUNT_PATH(MEDIUM, end - offsets[v]);
+            for (edge_t e = offsets[v] + lane_id(); e < end; e += WARP_SIZE) visit(L, v, e);
         }
         // [balanced-warp-end]
     } else {
         // [balanced-thread-begin]
-        // A thread per small vertex, as in steps 2 and 3; its list is shorter than a warp.
-        // The loops run the same trips in every lane of a warp (visit() votes), and
-        // lanes without a vertex, or past the end of theirs, come along with valid false.
+        // A thread per small vertex, as in steps 2 and 3: its list is shorter than a
+        // warp is wide, so its warp waits at most WARP_THRESHOLD - 1 trips for it.
         const bfs_u32 stride = (gridDim.x - small_first_block) * BLOCK_SIZE;
-        for (bfs_u32 base = (blockIdx.x - small_first_block) * BLOCK_SIZE; base < small_count;
-             base += stride) {
-            const bfs_u32 i = base + threadIdx.x;
-            vertex_t v = 0;
-            edge_t begin = 0, end = 0;
-            if (i < small_count) {
-                v = small[i];
-                begin = offsets[v];
-                end = offsets[v + 1];
-                COUNT_PATH(SMALL, end - begin);
-            }
-            for (edge_t e = begin; warp_any(e < end); e++) visit(L, e < end, v, e);
+        for (bfs_u32 i = (blockIdx.x - small_first_block) * BLOCK_SIZE + threadIdx.x;
+             i < small_count; i += stride) {
+            const vertex_t v = small[i];
+            const edge_t end = offsets[v + 1];
+            COUNT_PATH(SMALL, end - offsets[v]);
+            for (edge_t e = offsets[v]; e < end; e++) visit(L, v, e);
         }
         // [balanced-thread-end]
     }
+
+    // [balanced-copy-out-begin]
+    // Every thread of the block gets here, whichever section it was in. One atomicAdd
+    // per local queue reserves room in the global queue; the copy is coalesced.
+    __syncthreads();  // every local enqueue is done
+    if (threadIdx.x == 0) {
+        // What overflowed went to the global queue already; the rest is copied now.
+        local_counts[SMALL] = at_most(local_counts[SMALL], LOCAL_SMALL);
+        local_counts[MEDIUM] = at_most(local_counts[MEDIUM], LOCAL_MEDIUM);
+        if (local_counts[SMALL] > 0)
+            global_first[SMALL] = atomicAdd(&next_counts[SMALL * COUNTER_STRIDE], local_counts[SMALL]);
+        if (local_counts[MEDIUM] > 0)
+            global_first[MEDIUM] = atomicAdd(&next_counts[MEDIUM * COUNTER_STRIDE], local_counts[MEDIUM]);
+    }
+    __syncthreads();  // the room is reserved
+    for (bfs_u32 i = threadIdx.x; i < local_counts[SMALL]; i += BLOCK_SIZE)
+        next_small[global_first[SMALL] + i] = local_small[i];
+    for (bfs_u32 i = threadIdx.x; i < local_counts[MEDIUM]; i += BLOCK_SIZE)
+        next_medium[global_first[MEDIUM] + i] = local_medium[i];
+    // [balanced-copy-out-end]
 }
 // [balanced-kernel-end]

@@ -27,6 +27,14 @@ BLOCK_SIZE = 256
 #: A large vertex is cut into pieces of this many blocks' worth of edges.
 PIECE_TRIPS = 8
 
+#: Entries of the block-local queues, per thread of the block: small vertices are
+#: discovered most often. With 256 threads the two take 7 KiB of shared memory.
+LOCAL_SMALL_PER_THREAD = 6
+LOCAL_MEDIUM_PER_THREAD = 1
+
+#: Static shared memory a block may use on every target (CUDA's limit without opting in).
+MAX_STATIC_SHARED = 48 * 1024
+
 #: Default cap on the blocks of each section of a launch: more than a GPU holds at
 #: once, so normally every queue entry gets its own thread, warp or block; the tests
 #: lower it to make the kernel's grid-stride loops do the rest.
@@ -40,15 +48,25 @@ QUEUES = ("small", "medium", "large")
 
 
 def tunables(warp_size: int, block_size: int = BLOCK_SIZE, warp_threshold: int | None = None,
-             block_threshold: int | None = None, block_piece: int | None = None) -> dict:
-    """The ``-D`` macros of the kernel. By default a list goes to a warp once it has at
-    least a warp's width of edges (one trip of the warp), to a block once it has a
-    block's width, and a large list is cut into pieces of ``PIECE_TRIPS`` trips of a block."""
+             block_threshold: int | None = None, block_piece: int | None = None,
+             local_small: int | None = None, local_medium: int | None = None) -> dict:
+    """The ``-D`` macros of the kernel; ``None`` takes the default.
+
+    A list goes to a warp once it has a warp's width of edges (one trip of the whole
+    warp), to a block once it has a block's width, and a large list is cut into pieces
+    of ``PIECE_TRIPS`` trips of a block. The thresholds follow the device's warp size:
+    64 on AMD Instinct, 32 on RDNA and NVIDIA.
+    """
+    def default(value, fallback):
+        return fallback if value is None else value
+
     return {
         "BLOCK_SIZE": block_size,
-        "WARP_THRESHOLD": warp_size if warp_threshold is None else warp_threshold,
-        "BLOCK_THRESHOLD": block_size if block_threshold is None else block_threshold,
-        "BLOCK_PIECE": PIECE_TRIPS * block_size if block_piece is None else block_piece,
+        "WARP_THRESHOLD": default(warp_threshold, warp_size),
+        "BLOCK_THRESHOLD": default(block_threshold, block_size),
+        "BLOCK_PIECE": default(block_piece, PIECE_TRIPS * block_size),
+        "LOCAL_SMALL": default(local_small, LOCAL_SMALL_PER_THREAD * block_size),
+        "LOCAL_MEDIUM": default(local_medium, LOCAL_MEDIUM_PER_THREAD * block_size),
         "COUNTER_STRIDE": COUNTER_STRIDE,
     }
 
@@ -67,39 +85,30 @@ class BalancedBFS(GPUStep):
     # [balanced-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = BLOCK_SIZE,
                  warp_threshold: int | None = None, block_threshold: int | None = None,
-                 block_piece: int | None = None, max_blocks: int = MAX_BLOCKS,
+                 block_piece: int | None = None, local_small: int | None = None,
+                 local_medium: int | None = None, max_blocks: int = MAX_BLOCKS,
                  count_paths: bool = False):
         super().__init__(device, graph)
-        warp = device.warp_size
-        if not warp <= block_size <= MAX_BLOCK_SIZE or block_size % warp:
-            raise RodiniaBFSError(
-                f"block_size must be a multiple of the warp size ({warp}) up to "
-                f"{MAX_BLOCK_SIZE}, got {block_size}"
-            )
-        defines = tunables(warp, block_size, warp_threshold, block_threshold, block_piece)
+        defines = tunables(device.warp_size, block_size, warp_threshold, block_threshold,
+                           block_piece, local_small, local_medium)
+        self._check_tunables(device.warp_size, defines, max_blocks)
+        self.block_size = block_size
+        self.warps_per_block = block_size // device.warp_size
         self.warp_threshold = defines["WARP_THRESHOLD"]
         self.block_threshold = defines["BLOCK_THRESHOLD"]
         self.block_piece = defines["BLOCK_PIECE"]
-        if not 1 <= self.warp_threshold <= self.block_threshold or self.block_piece < 1:
-            raise RodiniaBFSError(
-                "need 1 <= warp_threshold <= block_threshold and block_piece >= 1, got "
-                f"{self.warp_threshold}, {self.block_threshold} and {self.block_piece}"
-            )
-        if max_blocks < 1:
-            raise RodiniaBFSError(f"max_blocks must be at least 1, got {max_blocks}")
-        # Each large vertex enters the large queue once per BFS, as pieces: at most this
-        # many pieces in all, so the large queues need no more room.
-        self.degrees = graph.degrees()
-        pieces = self._pieces(self.degrees)
-        self.large_capacity = max(int(pieces.sum()), 1)
-        # offsets (8 B), levels and parents (4 B each), two small and two medium queues
-        # (4 B each) per vertex; two large queues of 8 B per piece; 4 B per edge.
-        check_fits(device, graph, bytes_per_vertex=32 + 16 * self.large_capacity
-                   // max(graph.num_vertices, 1) + 16, bytes_per_edge=4)
-        self.block_size = block_size
-        self.warps_per_block = block_size // warp
         self.max_blocks = max_blocks
         self.count_paths = count_paths
+        # Each large vertex enters the large queue once per BFS, cut into pieces: the
+        # graph's degrees say how many pieces there can be in all.
+        self.degrees = graph.degrees()
+        pieces = self.pieces(self.degrees)
+        self.large_capacity = max(int(pieces.sum()), 1)
+        # offsets (8 B), levels, parents and two small and two medium queues (4 B each)
+        # per vertex; 4 B per edge; two large queues of 8-byte pieces.
+        check_fits(device, graph, bytes_per_vertex=32 + ceil_div(16 * self.large_capacity,
+                                                                 max(graph.num_vertices, 1)),
+                   bytes_per_edge=4)
         if count_paths:
             defines["BFS_COUNT_PATHS"] = 1
         module = self._compile(defines)
@@ -110,31 +119,45 @@ class BalancedBFS(GPUStep):
         self.edges = self._upload(graph.targets)
         self.levels = self._alloc(4 * n)  # level_t per vertex, -1 until claimed
         self.parents = self._alloc(4 * n)  # vertex_t per vertex: who claimed it
-        # Two of each queue, the current level's and the next, swapped every level.
-        self.queues = [self._new_queues(n), self._new_queues(n)]
-        # Two sets of the three counters: a launch counts into one and clears the other.
-        self.counts = self._alloc(2 * 3 * COUNTER_STRIDE * 4)
-        self.path_counts = self._alloc(6 * 8)  # bfs_u64: entries, then edges, per path
+        # Two of each queue, this level's and the next, swapped every level. A large
+        # queue entry is a Piece: a vertex and which piece of its list (8 bytes).
+        self.queues = [
+            {"small": self._alloc(4 * n), "medium": self._alloc(4 * n),
+             "large": self._alloc(8 * self.large_capacity)}
+            for _ in range(2)
+        ]
+        # Two sets of the three queue counters: a launch counts into one, clears the other.
+        self.counts = self._alloc(2 * len(QUEUES) * COUNTER_STRIDE * 4)
+        self.path_counts = self._alloc(2 * len(QUEUES) * 8)  # bfs_u64 each
         # Pinned host memory: the counters come back every level; the source goes down
-        # at the start of every BFS (as many times as it has pieces, if it is large).
-        self.h_counts = device.host_malloc(3 * COUNTER_STRIDE, np.uint32)
-        most_pieces = max(int(pieces.max()) if pieces.size else 1, 1)
-        self.h_source = device.host_malloc(most_pieces, np.int32)
-        self.h_piece = device.host_malloc(most_pieces, np.uint32)
-        self.h_piece[:] = np.arange(most_pieces, dtype=np.uint32)
+        # at the start of every BFS (as all its pieces, if it is a large vertex).
+        self.h_counts = device.host_malloc(len(QUEUES) * COUNTER_STRIDE, np.uint32)
+        self.h_source = device.host_malloc(2 * max(int(pieces.max(initial=1)), 1), np.int32)
         self.stream = device.stream()
     # [balanced-setup-end]
 
-    def _new_queues(self, n: int) -> dict:
-        return {
-            "small": self._alloc(4 * n),
-            "medium": self._alloc(4 * n),
-            "large": self._alloc(4 * self.large_capacity),  # vertex of each piece
-            "large_piece": self._alloc(4 * self.large_capacity),  # which piece
-        }
+    @staticmethod
+    def _check_tunables(warp_size: int, d: dict, max_blocks: int) -> None:
+        block = d["BLOCK_SIZE"]
+        if not warp_size <= block <= MAX_BLOCK_SIZE or block % warp_size:
+            raise RodiniaBFSError(f"block_size must be a multiple of the warp size ({warp_size}) "
+                                  f"up to {MAX_BLOCK_SIZE}, got {block}")
+        if not 1 <= d["WARP_THRESHOLD"] <= d["BLOCK_THRESHOLD"] or d["BLOCK_PIECE"] < 1:
+            raise RodiniaBFSError(
+                "need 1 <= warp_threshold <= block_threshold and block_piece >= 1, got "
+                f"{d['WARP_THRESHOLD']}, {d['BLOCK_THRESHOLD']} and {d['BLOCK_PIECE']}")
+        shared = 4 * (d["LOCAL_SMALL"] + d["LOCAL_MEDIUM"]) + 16
+        if min(d["LOCAL_SMALL"], d["LOCAL_MEDIUM"]) < 1 or shared > MAX_STATIC_SHARED:
+            raise RodiniaBFSError(
+                "local_small and local_medium need at least 1 entry each and "
+                f"{MAX_STATIC_SHARED // 1024} KiB of shared memory at most (4 bytes each), "
+                f"got {d['LOCAL_SMALL']} and {d['LOCAL_MEDIUM']}")
+        if max_blocks < 1:
+            raise RodiniaBFSError(f"max_blocks must be at least 1, got {max_blocks}")
 
-    def _pieces(self, degrees: np.ndarray) -> np.ndarray:
-        """Pieces of each vertex in the large queue (0 for a small or medium vertex)."""
+    def pieces(self, degrees) -> np.ndarray:
+        """How many pieces each vertex of ``degrees`` takes in the large queue (0 if it
+        goes to the small or medium queue)."""
         degrees = np.asarray(degrees, dtype=np.int64)
         return np.where(degrees >= self.block_threshold, -(-degrees // self.block_piece), 0)
 
@@ -146,23 +169,28 @@ class BalancedBFS(GPUStep):
 
     def _reset(self, source: int) -> list[int]:
         """Start state: every level and parent -1, every counter 0, the source alone in
-        its queue. Returns the three queue lengths of level 0."""
+        its queue. Returns the lengths of the three queues of level 0."""
         dev, s = self.device, self.stream
         dev.memset(self.levels, 0xFF, stream=s)  # every int32 is -1
         dev.memset(self.parents, 0xFF, stream=s)
         dev.memset(self.counts, 0, stream=s)
         dev.memset(self.path_counts, 0, stream=s)
         dev.memset(self.levels.view(4 * source, 4), 0, stream=s)  # level 0
-        # The host knows the source's degree, so it puts the source in its queue itself.
+        # The host knows the source's degree, so it puts the source in its queue itself:
+        # a vertex id (4 bytes), or one Piece (vertex, index) per piece of its list.
         queue = self.queue_of(int(self.degrees[source]))
-        pieces = int(self._pieces(self.degrees[source : source + 1])[0]) if queue == "large" else 1
-        self.h_source[:pieces] = source
-        dev.memcpy_htod_async(self.parents.view(4 * source, 4), self.h_source[:1], s)
-        first = self.queues[0]
-        dev.memcpy_htod_async(first[queue].view(0, 4 * pieces), self.h_source[:pieces], s)
+        staged = self.h_source
+        staged[0] = source
+        dev.memcpy_htod_async(self.parents.view(4 * source, 4), staged[:1], s)
         if queue == "large":
-            dev.memcpy_htod_async(first["large_piece"].view(0, 4 * pieces), self.h_piece[:pieces], s)
-        return [pieces if name == queue else 0 for name in QUEUES]
+            pieces = int(self.pieces(self.degrees[source : source + 1])[0])
+            staged[0 : 2 * pieces : 2] = source
+            staged[1 : 2 * pieces : 2] = np.arange(pieces)
+            dev.memcpy_htod_async(self.queues[0]["large"].view(0, 8 * pieces),
+                                  staged[: 2 * pieces], s)
+            return [0, 0, pieces]
+        dev.memcpy_htod_async(self.queues[0][queue].view(0, 4), staged[:1], s)
+        return [1, 0, 0] if queue == "small" else [0, 1, 0]
 
     def run(self, source: int, profile: bool = False) -> BFSRun:
         source = check_source(self.graph, source)
@@ -170,11 +198,10 @@ class BalancedBFS(GPUStep):
         dev, stream = self.device, self.stream
         n = self.graph.num_vertices
         current, following = self.queues
-        count_sets = [self.counts.view(k * 3 * COUNTER_STRIDE * 4, 3 * COUNTER_STRIDE * 4)
-                      for k in (0, 1)]
         h, stride, cap = self.h_counts, COUNTER_STRIDE, self.max_blocks
-        enqueued = small_count + medium_count  # vertices that went into a queue so far
-        pieces = large_count
+        set_bytes = len(QUEUES) * COUNTER_STRIDE * 4
+        count_sets = [self.counts.view(0, set_bytes), self.counts.view(set_bytes, set_bytes)]
+        enqueued, pieces = small_count + medium_count, large_count
         times = []
         marks = [dev.event()] if profile else []
         if profile:
@@ -183,33 +210,32 @@ class BalancedBFS(GPUStep):
         # [balanced-host-loop-begin]
         level = 0
         while small_count or medium_count or large_count:
-            # One section of the grid per queue: a block per piece of a large vertex, a
-            # warp per medium vertex, a thread per small vertex (each capped; the kernel's
-            # loops stride over the rest).
+            # A section of the grid per queue: a block per piece of a large vertex, a
+            # warp per medium vertex, a thread per small vertex (each section capped at
+            # max_blocks; the kernel's loops stride over the rest).
             large_blocks = min(large_count, cap)
             medium_blocks = min(ceil_div(medium_count, self.warps_per_block), cap)
             small_blocks = min(ceil_div(small_count, self.block_size), cap)
-            grid = large_blocks + medium_blocks + small_blocks
-            counts, spare = count_sets[(level + 1) % 2], count_sets[level % 2]
             args = (self.offsets, self.edges, self.levels, self.parents,
                     current["small"], np.uint32(small_count),
                     current["medium"], np.uint32(medium_count),
-                    current["large"], current["large_piece"], np.uint32(large_count),
+                    current["large"], np.uint32(large_count),
                     np.uint32(large_blocks), np.uint32(medium_blocks),
-                    following["small"], following["medium"],
-                    following["large"], following["large_piece"],
-                    counts, spare, np.int32(level + 1), self.path_counts)
-            dev.launch(self.kernel, grid, self.block_size, args, stream=stream)
-            dev.memcpy_dtoh_async(h, counts, stream)
-            stream.synchronize()  # wait for the copy: h holds the next level's queue lengths
+                    following["small"], following["medium"], following["large"],
+                    self.counts, np.int32(level + 1), self.path_counts)
+            dev.launch(self.kernel, large_blocks + medium_blocks + small_blocks,
+                       self.block_size, args, stream=stream)
+            # The kernel counted the next level's queues into counter set (level + 1) % 2.
+            dev.memcpy_dtoh_async(h, count_sets[(level + 1) % 2], stream)
+            stream.synchronize()  # wait for the copy: h holds the next queues' lengths
             if profile:
                 marks.append(dev.event())
                 marks[-1].record(stream)
             current, following = following, current
             small_count, medium_count, large_count = int(h[0]), int(h[stride]), int(h[2 * stride])
             level += 1
-            # Each vertex enters a queue at most once per BFS. More than that means a
-            # broken kernel: stop, rather than loop for ever or write past a queue's end.
+            # Each vertex enters a queue once per BFS. More than that means a broken
+            # kernel: stop, rather than loop for ever or write past a queue's end.
             enqueued += small_count + medium_count
             pieces += large_count
             if enqueued > n or pieces > self.large_capacity:
@@ -225,9 +251,10 @@ class BalancedBFS(GPUStep):
             marks[-1].synchronize()
             times = [a.elapsed_ms(b) for a, b in zip(marks, marks[1:])]
         if self.count_paths:
-            counted = dev.from_device(self.path_counts, 6, np.uint64)
+            counted = dev.from_device(self.path_counts, 2 * len(QUEUES), np.uint64)
+            #: What each path expanded in the last run: queue entries and their edges.
             self.last_path_counts = {
-                name: {"entries": int(counted[k]), "edges": int(counted[3 + k])}
+                name: {"entries": int(counted[k]), "edges": int(counted[len(QUEUES) + k])}
                 for k, name in enumerate(QUEUES)
             }
         levels = dev.from_device(self.levels, n, np.int32)

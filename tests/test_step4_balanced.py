@@ -1,0 +1,444 @@
+"""Step 4 (load-balanced expansion) on the cpu emulator at warp size 32 and 64.
+
+The graphs have hubs far above a block's width (stars, chained hubs, grids with hubs,
+Kronecker graphs), so the block path runs with lists cut into several pieces. Each run
+is checked against scipy's BFS and Graph500's rules for the parent tree, and with
+``count_paths`` the kernel counts what each path (thread, warp, block) expanded, which
+must match what the degrees and the reference levels say, entry for entry.
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+from rodinia_bfs.errors import CompileError, DeviceError, RodiniaBFSError
+from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker, rodinia_graphgen
+from rodinia_bfs.kernels import kernel_headers, kernel_source
+from rodinia_bfs.runtime import get_device
+from rodinia_bfs.validate import check_parents
+from rodinia_bfs.variants import STEPS
+from rodinia_bfs.variants.balanced import QUEUES, BalancedBFS, tunables
+
+from helpers import DATA, awkward_graph, scipy_levels
+
+
+@pytest.fixture(scope="module", params=[32, 64], ids=["warp32", "warp64"])
+def device(request):
+    return get_device("cpu", warp_size=request.param)
+
+
+def star(leaves: int = 5000) -> CSRGraph:
+    """Vertex 0 joined both ways to 1..leaves, then two isolated vertices: one hub of
+    degree far above any block, every other vertex of degree 1."""
+    n = leaves + 3
+    centre, rim = np.zeros(leaves, np.int64), np.arange(1, leaves + 1)
+    return CSRGraph.from_edges(np.r_[centre, rim], np.r_[rim, centre], n, name=f"star-{leaves}")
+
+
+def hub_chain(hubs: int = 4, leaves: int = 3000) -> CSRGraph:
+    """Hubs 0..hubs-1 in a path, each joined to `leaves` leaves; neighbouring hubs share
+    a third of their leaves, so pieces of two hubs race to claim the same vertices."""
+    rng = np.random.default_rng(11)
+    n = hubs + hubs * leaves + 5  # the last five vertices are isolated
+    src, dst = [], []
+    for h in range(hubs):
+        own = hubs + h * leaves + np.arange(leaves)
+        shared = own[: leaves // 3] + leaves if h + 1 < hubs else own[:0]
+        for leaf in np.r_[own, shared]:
+            src += [h, int(leaf)]
+            dst += [int(leaf), h]
+        if h + 1 < hubs:
+            src += [h, h + 1]
+            dst += [h + 1, h]
+    order = rng.permutation(len(src))  # hub lists are not sorted
+    return CSRGraph.from_edges(np.array(src)[order], np.array(dst)[order], n, name="hub-chain")
+
+
+GRAPHS = {
+    "awkward": awkward_graph,
+    "star-5000": star,
+    "hub-chain": hub_chain,
+    "kronecker-12": lambda: kronecker(12, seed=1, progress=False),
+    "hubs-60x60": lambda: grid_with_hubs(60, 60, seed=2),
+    "big-hubs-60x60": lambda: grid_with_hubs(60, 60, seed=4, hub_fraction=0.0006,
+                                             hub_degree_factor=500),
+    "graphgen-3001": lambda: rodinia_graphgen(3001, seed=3),
+    "grid-37x29": lambda: grid2d(37, 29),
+}
+
+#: The defaults, and tiny thresholds that send lists of 2 edges to a warp and of 5 to a
+#: block, in pieces of 3, with local queues that overflow and capped grids: every path
+#: runs on every graph.
+CONFIGS = {
+    "default": {},
+    "tiny": dict(block_size=64, warp_threshold=2, block_threshold=5, block_piece=3,
+                 local_small=3, local_medium=2, max_blocks=2),
+}
+
+
+def sources_of(graph):
+    """0, two others, the last vertex, and the highest-degree vertex (a hub)."""
+    n = graph.num_vertices
+    return sorted({0, n // 2 + 1, n // 3, n - 1, int(np.argmax(graph.degrees()))})
+
+
+def expected_paths(step, graph, levels) -> dict:
+    """What each path must expand in a BFS that reached `levels`: every reached vertex
+    once, in the queue its degree says, a large one as all its pieces."""
+    degrees = graph.degrees().astype(np.int64)
+    reached = levels >= 0
+    queue = np.array([step.queue_of(int(d)) for d in degrees]) if degrees.size else np.array([])
+    out = {}
+    for name in QUEUES:
+        mine = reached & (queue == name)
+        entries = int(step.pieces(degrees[mine]).sum()) if name == "large" else int(mine.sum())
+        out[name] = {"entries": entries, "edges": int(degrees[mine].sum())}
+    return out
+
+
+def check_run(graph, source, result, step=None):
+    """Levels as scipy has them, a Graph500-valid parent tree, one host-loop iteration
+    per level, and (with count_paths) exactly the expected work on each path."""
+    levels = scipy_levels(graph, source)
+    np.testing.assert_array_equal(result.levels, levels)
+    check_parents(graph, source, result.levels, result.parents)
+    assert result.iterations == int(levels.max()) + 1
+    if step is not None and step.count_paths:
+        assert step.last_path_counts == expected_paths(step, graph, levels)
+
+
+def test_registered():
+    assert STEPS["balanced"] is BalancedBFS
+    assert BalancedBFS.returns_parents
+    assert list(STEPS)[-1] == "balanced"
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_matches_independent_bfs(device, name, config):
+    graph = GRAPHS[name]()
+    with BalancedBFS(device, graph, count_paths=True, **CONFIGS[config]) as step:
+        for source in sources_of(graph):
+            check_run(graph, source, step.run(source), step)
+
+
+@pytest.mark.parametrize("name, options", [
+    ("kronecker-12", CONFIGS["default"]),
+    ("kronecker-12", CONFIGS["tiny"]),
+    # The grid's degrees are 2 to 4, the hubs' thousands: degree 4 goes to a warp here.
+    ("big-hubs-60x60", dict(block_size=64, warp_threshold=4, block_threshold=5, block_piece=100)),
+], ids=["kronecker-default", "kronecker-tiny", "big-hubs"])
+def test_every_path_runs(device, name, options):
+    """The thread, warp and block paths all expand something, and a hub is expanded
+    as several pieces, each by a block of its own."""
+    graph = GRAPHS[name]()
+    source = int(np.argmax(graph.degrees()))
+    with BalancedBFS(device, graph, count_paths=True, **options) as step:
+        check_run(graph, source, step.run(source), step)
+        counted = step.last_path_counts
+        assert graph.degrees().max() > 4 * step.block_size  # far above a block
+        largest = int(step.pieces([graph.degrees().max()])[0])
+    assert all(counted[name]["entries"] > 0 for name in QUEUES), counted
+    assert counted["large"]["entries"] >= largest > 1
+
+
+def test_thresholds_follow_the_warp(device):
+    """Lists of a warp's width go to a warp: 32 edges on NVIDIA and RDNA, 64 on AMD
+    Instinct. A vertex of degree 40 is small at warp size 64 and medium at 32."""
+    defaults = BalancedBFS.default_defines(device.warp_size)
+    assert defaults["WARP_THRESHOLD"] == device.warp_size
+    assert defaults["BLOCK_SIZE"] % device.warp_size == 0
+    assert defaults["BLOCK_THRESHOLD"] == defaults["BLOCK_SIZE"]
+    with BalancedBFS(device, star(40)) as step:
+        assert step.queue_of(40) == ("medium" if device.warp_size == 32 else "small")
+        assert step.queue_of(device.warp_size - 1) == "small"
+        assert step.queue_of(device.warp_size) == "medium"
+        assert step.queue_of(step.block_size) == "large"
+
+
+def test_kernel_has_no_hard_coded_warp_width():
+    """The warp width comes from WARP_SIZE (bfs_common.h), never from a literal."""
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", kernel_source("balanced.hip"), flags=re.S)
+    assert not re.search(r"\b(32|64)\b", code)
+
+
+@pytest.mark.parametrize("block_size", [64, 128, 512])
+def test_block_sizes(device, block_size):
+    graph = GRAPHS["kronecker-12"]()
+    with BalancedBFS(device, graph, block_size=block_size, count_paths=True) as step:
+        for source in (3, int(np.argmax(graph.degrees()))):
+            check_run(graph, source, step.run(source), step)
+
+
+@pytest.mark.parametrize("max_blocks", [1, 3])
+def test_grid_smaller_than_the_queues(device, max_blocks):
+    """With a cap of one or three blocks per section, the kernel's grid-stride loops
+    do the rest of every queue."""
+    graph = GRAPHS["big-hubs-60x60"]()
+    with BalancedBFS(device, graph, block_size=64, max_blocks=max_blocks,
+                     count_paths=True) as step:
+        result = step.run(17)
+        check_run(graph, 17, result, step)
+        assert step.last_path_counts["small"]["entries"] > 64 * max_blocks
+
+
+def test_local_queues_overflow_to_the_global_ones(device):
+    """Block-local queues of one entry overflow at once; nothing may be lost."""
+    graph = rodinia_graphgen(3001, seed=3)
+    with BalancedBFS(device, graph, local_small=1, local_medium=1, warp_threshold=4,
+                     count_paths=True) as step:
+        for source in (0, 1500):
+            check_run(graph, source, step.run(source), step)
+
+
+def test_hub_source_is_queued_in_pieces(device):
+    """A large source goes down as all its pieces, each expanded by its own block."""
+    graph = star(5000)
+    with BalancedBFS(device, graph, count_paths=True) as step:
+        result = step.run(0)
+        check_run(graph, 0, result, step)
+        assert step.last_path_counts["large"] == {"entries": -(-5000 // step.block_piece),
+                                                  "edges": 5000}
+        assert step.last_path_counts["small"] == {"entries": 5000, "edges": 5000}
+    assert result.iterations == 2
+
+
+def test_reruns_start_clean(device):
+    """A second BFS on the same step must not see the first one's levels, queues or counters."""
+    graph = hub_chain()
+    with BalancedBFS(device, graph, count_paths=True) as step:
+        first = step.run(3)
+        counted = step.last_path_counts
+        step.run(0)
+        again = step.run(3)
+        np.testing.assert_array_equal(again.levels, first.levels)
+        assert step.last_path_counts == counted
+
+
+def test_isolated_source_reaches_only_itself(device):
+    graph = awkward_graph()
+    with BalancedBFS(device, graph) as step:
+        result = step.run(1236)
+    assert result.levels[1236] == 0 and np.count_nonzero(result.levels >= 0) == 1
+    assert result.parents[1236] == 1236 and result.iterations == 1
+
+
+def test_profile_times_every_level(device):
+    graph = GRAPHS["kronecker-12"]()
+    with BalancedBFS(device, graph) as step:
+        result = step.run(5, profile=True)
+    assert len(result.level_times_ms) == result.iterations
+    assert all(t >= 0 for t in result.level_times_ms)
+
+
+def test_source_outside_graph(device):
+    with BalancedBFS(device, grid2d(4, 4)) as step:
+        with pytest.raises(RodiniaBFSError, match="source 16 is outside"):
+            step.run(16)
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        (dict(block_size=100), "multiple of the warp size"),
+        (dict(block_size=2048), "multiple of the warp size"),
+        (dict(warp_threshold=0), "warp_threshold"),
+        (dict(warp_threshold=300, block_threshold=200), "warp_threshold"),
+        (dict(block_piece=0), "block_piece"),
+        (dict(local_small=13_000), "shared memory"),
+        (dict(local_medium=0), "local_small and local_medium"),
+        (dict(max_blocks=0), "max_blocks"),
+    ],
+)
+def test_bad_tunables_are_refused(device, options, message):
+    with pytest.raises(RodiniaBFSError, match=message):
+        BalancedBFS(device, grid2d(3, 3), **options)
+
+
+def _with_source(device, graph, source, name, **options):
+    """A BalancedBFS whose kernel is `source` instead of balanced.hip."""
+
+    class Patched(BalancedBFS):
+        def _compile(self, defines):
+            return self.device.compile(source, name, defines=defines, headers=kernel_headers())
+
+    return Patched(device, graph, **options)
+
+
+def test_never_ending_loop_is_an_error(device):
+    """A kernel that enqueues vertex 0 again at every level never empties its queues:
+    the host loop's guard stops it instead of looping for ever."""
+    source = kernel_source("balanced.hip")
+    barrier = "__syncthreads();  // nobody enqueues before the counters are zero"
+    broken = source.replace(barrier, barrier + "\n    if (blockIdx.x == 0 && threadIdx.x == 0)"
+                            " next_small[atomicAdd(&counts[(next_level % 2) * QUEUES *"
+                            " COUNTER_STRIDE], 1u)] = 0;")
+    assert broken != source
+    with _with_source(device, grid2d(5, 5), broken, "broken.hip") as step:
+        with pytest.raises(DeviceError, match="did not finish"):
+            step.run(0)
+
+
+def test_barrier_before_the_copy_out_is_needed(device):
+    """Without the barrier after the expansion, a block's first threads reserve room
+    and copy out before the others have enqueued. The emulator runs a block's threads
+    one after another between barriers, so the bug shows on every run."""
+    source = kernel_source("balanced.hip")
+    barrier = "__syncthreads();  // every local enqueue is done"
+    broken = source.replace(barrier, "//")
+    assert broken != source
+    graph = rodinia_graphgen(3001, seed=3)
+    with _with_source(device, graph, broken, "no_barrier.hip") as step:
+        result = step.run(7)
+    assert not np.array_equal(result.levels, scipy_levels(graph, 7))
+
+
+@pytest.mark.parametrize("filename", ["social/email-Enron.mtx", "social/as-22july06.mtx"])
+def test_real_social_graphs(device, filename):
+    from rodinia_bfs.graphs.formats import load_graph
+
+    path = DATA / filename
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    graph = load_graph(path)
+    with BalancedBFS(device, graph, count_paths=True) as step:
+        for source in (int(np.argmax(graph.degrees())), 1):
+            check_run(graph, source, step.run(source), step)
+
+
+def test_real_road_graph():
+    """NY: 264k vertices, hundreds of levels of small frontiers; one warp size suffices."""
+    from rodinia_bfs.graphs.formats import load_graph
+
+    path = DATA / "road" / "NY.gr.xz"
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    graph = load_graph(path)
+    with BalancedBFS(get_device("cpu"), graph) as step:
+        check_run(graph, 12345, step.run(12345))
+
+
+# -- run-time compilers: every target, default and extreme tunables ---------------------
+
+def _compiler_or_skip(backend, env, why_not):
+    """``backend`` where its run-time compiler works, else skip (or fail where ``env`` says
+    the compiler must be there, as CI does)."""
+    import os
+
+    if why_not:
+        if os.environ.get(env) == "1":
+            pytest.fail(f"{env}=1 but {why_not}")
+        pytest.skip(why_not)
+    return backend
+
+
+def _hiprtc_problem():
+    from rodinia_bfs.runtime import hip_backend
+
+    if hip_backend.hip is None:
+        return "hip-python not installed"
+    if not hip_backend.configure_libraries().get("hiprtc"):
+        return "hiprtc library not found (run .ci/install-rocm-hiprtc.sh)"
+    return None
+
+
+def _nvrtc_problem():
+    from rodinia_bfs.runtime import cuda_backend
+
+    if cuda_backend.nvrtc is None:
+        return "cuda-python not installed"
+    try:
+        cuda_backend.nvrtc_version()
+    except DeviceError as exc:
+        return str(exc)
+    return None
+
+
+def _define_sets(warp_size):
+    """Default tunables; tiny ones with the path counters; the largest local queues."""
+    tiny = tunables(warp_size, block_size=warp_size, warp_threshold=1, block_threshold=1,
+                    block_piece=1, local_small=1, local_medium=1)
+    largest = tunables(warp_size, block_size=1024, local_small=10_000, local_medium=2_000)
+    return [tunables(warp_size), {**tiny, "BFS_COUNT_PATHS": 1}, largest]
+
+
+@pytest.mark.parametrize("which", [0, 1, 2], ids=["default", "tiny-counted", "largest"])
+@pytest.mark.parametrize("arch, warp_size", [("gfx90a", 64), ("gfx1030", 32)])
+def test_hiprtc_compiles(arch, warp_size, which):
+    from rodinia_bfs.runtime import hip_backend
+
+    hiprtc = _compiler_or_skip(hip_backend, "RODINIA_BFS_REQUIRE_HIPRTC", _hiprtc_problem())
+    code = hiprtc.compile_for_arch(kernel_source("balanced.hip"), arch, "balanced.hip",
+                                   _define_sets(warp_size)[which], headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("which", [0, 1, 2], ids=["default", "tiny-counted", "largest"])
+def test_nvrtc_compiles(which):
+    from rodinia_bfs.runtime import cuda_backend
+
+    nvrtc = _compiler_or_skip(cuda_backend, "RODINIA_BFS_REQUIRE_NVRTC", _nvrtc_problem())
+    code = nvrtc.compile_for_arch(kernel_source("balanced.hip"), "sm_90", "balanced.hip",
+                                  _define_sets(32)[which], headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("missing", ["WARP_THRESHOLD", "BLOCK_PIECE", "LOCAL_SMALL"])
+def test_missing_tunable_is_a_compile_error(device, missing):
+    defines = tunables(device.warp_size)
+    del defines[missing]
+    with pytest.raises(CompileError, match=missing):
+        device.compile(kernel_source("balanced.hip"), "balanced.hip", defines=defines,
+                       headers=kernel_headers())
+
+
+def test_block_not_a_multiple_of_the_warp_is_a_compile_error(device):
+    defines = tunables(device.warp_size, block_size=device.warp_size + device.warp_size // 2)
+    with pytest.raises(CompileError, match="multiple of WARP_SIZE"):
+        device.compile(kernel_source("balanced.hip"), "balanced.hip", defines=defines,
+                       headers=kernel_headers())
+
+
+# -- on a GPU -------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def gpu():
+    from helpers import gpu_device_or_skip
+
+    return gpu_device_or_skip()
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_gpu_matches_independent_bfs(gpu, name, config):
+    graph = GRAPHS[name]()
+    with BalancedBFS(gpu, graph, count_paths=True, **CONFIGS[config]) as step:
+        for source in sources_of(graph):
+            check_run(graph, source, step.run(source), step)
+
+
+@pytest.mark.gpu
+def test_gpu_every_path_runs(gpu):
+    graph = GRAPHS["kronecker-12"]()
+    source = int(np.argmax(graph.degrees()))
+    with BalancedBFS(gpu, graph, count_paths=True) as step:
+        check_run(graph, source, step.run(source), step)
+        assert all(step.last_path_counts[name]["entries"] > 0 for name in QUEUES)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("filename", ["social/email-Enron.mtx", "social/as-22july06.mtx",
+                                      "road/NY.gr.xz"])
+def test_gpu_real_graphs(gpu, filename):
+    from rodinia_bfs.graphs.formats import load_graph
+
+    path = DATA / filename
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    graph = load_graph(path)
+    with BalancedBFS(gpu, graph, count_paths=True) as step:
+        for source in (1, int(np.argmax(graph.degrees()))):
+            check_run(graph, source, step.run(source), step)
