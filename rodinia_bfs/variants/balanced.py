@@ -192,7 +192,7 @@ class BalancedBFS(GPUStep):
         dev.memcpy_htod_async(self.queues[0][queue].view(0, 4), staged[:1], s)
         return [1, 0, 0] if queue == "small" else [0, 1, 0]
 
-    def run(self, source: int, profile: bool = False) -> BFSRun:
+    def search(self, source: int, profile: bool = False) -> BFSRun:
         source = check_source(self.graph, source)
         small_count, medium_count, large_count = self._reset(source)
         dev, stream = self.device, self.stream
@@ -257,7 +257,10 @@ class BalancedBFS(GPUStep):
                 name: {"entries": int(counted[k]), "edges": int(counted[len(QUEUES) + k])}
                 for k, name in enumerate(QUEUES)
             }
-        levels = dev.from_device(self.levels, n, np.int32)
-        parents = dev.from_device(self.parents, n, np.int32)
-        return BFSRun(levels=levels, parents=parents, iterations=iterations,
-                      level_times_ms=times)
+        return BFSRun(iterations=iterations, level_times_ms=times)
+
+    def results(self):
+        """The levels and parents of the last search."""
+        n = self.graph.num_vertices
+        return (self.device.from_device(self.levels, n, np.int32),
+                self.device.from_device(self.parents, n, np.int32))

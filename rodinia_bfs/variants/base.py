@@ -23,7 +23,7 @@ class BFSRun:
     """The outcome of one BFS: ``levels`` (int32, -1 unreachable), ``parents`` where the
     step computes them, and ``iterations``: how many times the host loop went round."""
 
-    levels: np.ndarray
+    levels: np.ndarray | None = None
     parents: np.ndarray | None = None
     iterations: int = 0
     #: Milliseconds of each iteration, when run with ``profile=True``.
@@ -92,8 +92,21 @@ class GPUStep(ABC):
         return buf
 
     @abstractmethod
+    def search(self, source: int, profile: bool = False) -> BFSRun:
+        """One BFS from ``source``, left on the device: the reset and the host loop.
+
+        The returned :class:`BFSRun` has ``iterations`` (and per-level figures with
+        ``profile=True``) but no levels yet; :meth:`results` downloads them."""
+
+    @abstractmethod
+    def results(self) -> tuple[np.ndarray, np.ndarray | None]:
+        """Download the last search's levels (and parents, where the step has them)."""
+
     def run(self, source: int, profile: bool = False) -> BFSRun:
-        """One BFS from ``source``."""
+        """One BFS from ``source``: :meth:`search`, then :meth:`results`."""
+        outcome = self.search(source, profile=profile)
+        outcome.levels, outcome.parents = self.results()
+        return outcome
 
     def close(self) -> None:
         """Free the device memory of this step (``hipFree``)."""

@@ -104,7 +104,7 @@ class PrivatizedBFS(GPUStep):
         dev.memcpy_htod_async(self.parents.view(4 * source, 4), self.h_source, s)
         dev.memcpy_htod_async(self.frontier.view(0, 4), self.h_source, s)
 
-    def run(self, source: int, profile: bool = False) -> BFSRun:
+    def search(self, source: int, profile: bool = False) -> BFSRun:
         source = check_source(self.graph, source)
         self._reset(source)
         dev, stream = self.device, self.stream
@@ -148,7 +148,10 @@ class PrivatizedBFS(GPUStep):
         if profile:
             marks[-1].synchronize()
             times = [a.elapsed_ms(b) for a, b in zip(marks, marks[1:])]
-        levels = dev.from_device(self.levels, n, np.int32)
-        parents = dev.from_device(self.parents, n, np.int32)
-        return BFSRun(levels=levels, parents=parents, iterations=iterations,
-                      level_times_ms=times, frontier_sizes=sizes)
+        return BFSRun(iterations=iterations, level_times_ms=times, frontier_sizes=sizes)
+
+    def results(self):
+        """The levels and parents of the last search."""
+        n = self.graph.num_vertices
+        return (self.device.from_device(self.levels, n, np.int32),
+                self.device.from_device(self.parents, n, np.int32))

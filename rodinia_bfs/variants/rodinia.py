@@ -62,7 +62,7 @@ class RodiniaBFS(GPUStep):
         dev.memset(self.graph_visited.view(source, 1), 1, stream=s)
         dev.memset(self.cost.view(4 * source, 4), 0, stream=s)
 
-    def run(self, source: int, profile: bool = False) -> BFSRun:
+    def search(self, source: int, profile: bool = False) -> BFSRun:
         source = check_source(self.graph, source)
         self._reset(source)
         dev, stream = self.device, self.stream
@@ -102,5 +102,8 @@ class RodiniaBFS(GPUStep):
         if profile:
             marks[-1].synchronize()
             times = [a.elapsed_ms(b) for a, b in zip(marks, marks[1:])]
-        levels = dev.from_device(self.cost, self.graph.num_vertices, np.int32)
-        return BFSRun(levels=levels, iterations=iterations, level_times_ms=times)
+        return BFSRun(iterations=iterations, level_times_ms=times)
+
+    def results(self):
+        """Rodinia's ``cudaMemcpy(h_cost, d_cost, ...)``: the levels; step 1 has no parents."""
+        return self.device.from_device(self.cost, self.graph.num_vertices, np.int32), None
