@@ -264,7 +264,7 @@ def write_results_dir(results: dict, directory: Path, plots: bool = True) -> Non
 
 
 def docs_include(results_dir: Path, docs_dir: Path = Path("docs"),
-                 include_dir: Path = Path("docs/_generated")) -> str:
+                 include_dir: Path = Path("docs/_generated"), figures: bool = True) -> str:
     """The reStructuredText that shows the results in ``results_dir``, to be written
     into a file in ``include_dir`` and included by a page of the docs in ``docs_dir``.
 
@@ -308,6 +308,10 @@ def docs_include(results_dir: Path, docs_dir: Path = Path("docs"),
         f"   :file: {from_include}/table.csv",
         "   :header-rows: 1",
         "",
+    ]
+    if not figures:  # the table alone, for the chapters; the measuring page shows the plots
+        return "\n".join(lines)
+    lines += [
         f".. figure:: {from_root}/plots/gteps.png",
         "   :alt: GTEPS per variant and graph",
         "",
@@ -331,13 +335,16 @@ def docs_include(results_dir: Path, docs_dir: Path = Path("docs"),
 
 
 def main(argv=None) -> int:
-    """``python -m rodinia_bfs.bench.report RESULTS_DIR``, run from the project root:
-    print the include for ``docs/_generated/``."""
-    argv = sys.argv[1:] if argv is None else argv
+    """``python -m rodinia_bfs.bench.report [--table-only] RESULTS_DIR``, run from the
+    project root: print the include for ``docs/_generated/``."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    figures = "--table-only" not in argv
+    argv = [a for a in argv if a != "--table-only"]
     if len(argv) != 1:
-        print("usage: python -m rodinia_bfs.bench.report RESULTS_DIR", file=sys.stderr)
+        print("usage: python -m rodinia_bfs.bench.report [--table-only] RESULTS_DIR",
+              file=sys.stderr)
         return 2
-    sys.stdout.write(docs_include(Path(argv[0])))
+    sys.stdout.write(docs_include(Path(argv[0]), figures=figures))
     return 0
 
 
