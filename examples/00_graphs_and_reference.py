@@ -39,7 +39,7 @@ from rodinia_bfs.graphs.formats import load_graph, load_rodinia, save_graph
 from rodinia_bfs.graphs.generators import grid2d, rodinia_graphgen
 from rodinia_bfs.reference import bfs_frontier, bfs_serial
 from rodinia_bfs.resultfile import read_result_file, write_result_file
-from rodinia_bfs.validate import check_levels, check_parents
+from rodinia_bfs.validate import check_levels, check_parents, report
 
 
 def sorted_edges(graph: CSRGraph) -> np.ndarray:
@@ -144,13 +144,7 @@ def main() -> int:
         except ValidationError as exc:
             problems.append(str(exc))
 
-    for problem in problems:
-        print(f"  {problem}")
-    if problems:
-        print(f"validation failed ({len(problems)} errors)")
-        return 1
-    print("validation passed")
-    return 0
+    return report(problems)
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from rodinia_bfs.errors import ValidationError
 from rodinia_bfs.graphs.generators import rodinia_graphgen
 from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.runtime import choose_backend, get_device
-from rodinia_bfs.validate import check_levels
+from rodinia_bfs.validate import check_levels, report
 from rodinia_bfs.variants.rodinia import RodiniaBFS
 
 
@@ -83,13 +83,7 @@ def main() -> int:
     if result.iterations != depth:
         problems.append(f"{result.iterations} iterations for {depth} levels")
 
-    for problem in problems:
-        print(f"  {problem}")
-    if problems:
-        print(f"validation failed ({len(problems)} errors)")
-        return 1
-    print("validation passed")
-    return 0
+    return report(problems)
 
 
 if __name__ == "__main__":

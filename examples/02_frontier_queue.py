@@ -37,7 +37,7 @@ from rodinia_bfs.graphs.generators import kronecker, rodinia_graphgen
 from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.runtime import choose_backend, get_device
 from rodinia_bfs.runtime.base import ceil_div
-from rodinia_bfs.validate import check_levels, check_parents
+from rodinia_bfs.validate import check_levels, check_parents, report
 from rodinia_bfs.variants.queue import QueueBFS
 
 
@@ -98,13 +98,7 @@ def main() -> int:
     problems = search(device, rodinia_graphgen(65536, seed=0), 4242, args.inject_error)
     problems += search(device, kronecker(14, seed=0, progress=False), 100, False)
 
-    for problem in problems:
-        print(f"  {problem}")
-    if problems:
-        print(f"validation failed ({len(problems)} errors)")
-        return 1
-    print("validation passed")
-    return 0
+    return report(problems)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ from rodinia_bfs.errors import ValidationError
 from rodinia_bfs.graphs.generators import kronecker, rodinia_graphgen
 from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.runtime import choose_backend, get_device
-from rodinia_bfs.validate import check_levels, check_parents
+from rodinia_bfs.validate import check_levels, check_parents, report
 from rodinia_bfs.variants.privatized import PrivatizedBFS
 
 #: A local queue this small overflows on nearly every level.
@@ -96,13 +96,7 @@ def main() -> int:
                 problems.append(f"{graph.name}, capacity {capacity}: {exc}")
 
     print()
-    for problem in problems:
-        print(f"  {problem}")
-    if problems:
-        print(f"validation failed ({len(problems)} errors)")
-        return 1
-    print("validation passed")
-    return 0
+    return report(problems)
 
 
 if __name__ == "__main__":

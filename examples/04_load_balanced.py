@@ -37,7 +37,7 @@ from rodinia_bfs.errors import ValidationError
 from rodinia_bfs.graphs.generators import grid_with_hubs, kronecker
 from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.runtime import choose_backend, get_device
-from rodinia_bfs.validate import check_levels, check_parents
+from rodinia_bfs.validate import check_levels, check_parents, report
 from rodinia_bfs.variants.balanced import QUEUES, BalancedBFS
 
 
@@ -130,13 +130,7 @@ def main() -> int:
             print("  ok: each path expanded exactly the predicted entries and edges")
 
     print()
-    for problem in problems:
-        print(f"  {problem}")
-    if problems:
-        print(f"validation failed ({len(problems)} errors)")
-        return 1
-    print("validation passed")
-    return 0
+    return report(problems)
 
 
 if __name__ == "__main__":

@@ -203,3 +203,15 @@ def validate_result(
     if parents is not None:
         check_parents(graph, source, levels, parents)
     return reference
+
+
+def report(problems: list[str]) -> int:
+    """Print each problem and the one-line verdict the examples end with; return the
+    exit status (0 when nothing failed, 1 otherwise)."""
+    for problem in problems:
+        print(f"  {problem}")
+    if problems:
+        print(f"validation failed ({len(problems)} errors)")
+        return 1
+    print("validation passed")
+    return 0
