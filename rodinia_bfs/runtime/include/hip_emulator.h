@@ -195,6 +195,7 @@ __attribute__((always_inline)) inline long long warp_op(int op, long long value,
 }
 }  // namespace bfs_emu
 
+// [emulator-keywords-begin]
 // The execution-space and memory-space keywords. Kernels and device functions are
 // ordinary functions here. __shared__ memory exists once per block: a worker runs one
 // block at a time and all of the block's fibers run on that worker's OS thread, so a
@@ -215,6 +216,7 @@ __attribute__((always_inline)) inline long long warp_op(int op, long long value,
 #define blockDim (::bfs_emu::block_dim())
 #define gridDim (::bfs_emu::grid_dim())
 constexpr int warpSize = BFS_EMULATOR_WARP_SIZE;
+// [emulator-keywords-end]
 
 // Dynamic shared memory, the third launch parameter; bfs_common.h's DYNAMIC_SHARED
 // uses it.
@@ -222,6 +224,7 @@ __attribute__((always_inline)) inline void* bfs_emu_dynamic_shared() {
     return ::bfs_emu::self()->block->dynamic_shared;
 }
 
+// [emulator-sync-begin]
 // -- barriers and fences ---------------------------------------------------------------
 inline void __syncthreads() { ::bfs_emu::barrier(1); }
 inline int __syncthreads_count(int predicate) {
@@ -258,6 +261,7 @@ inline long long bfs_emu_shfl_xor(long long v, int lane_mask) {
     return ::bfs_emu::warp_op(::bfs_emu::WARP_SHFL_XOR, v, lane_mask);
 }
 inline void bfs_emu_syncwarp() { ::bfs_emu::warp_op(::bfs_emu::WARP_SYNC, 0, 0); }
+// [emulator-sync-end]
 
 // -- atomics -----------------------------------------------------------------------------
 // Real atomic read-modify-writes: blocks race on several OS threads. GPU atomics are
