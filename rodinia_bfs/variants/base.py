@@ -15,6 +15,7 @@ import numpy as np
 from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.kernels import kernel_headers, kernel_source
+from rodinia_bfs.reference import check_source  # the same one-line error as the reference
 from rodinia_bfs.runtime.base import Device
 
 
@@ -30,18 +31,6 @@ class BFSRun:
     level_times_ms: list[float] = field(default_factory=list)
     #: Vertices in the frontier of each iteration, where the step counts them on the device.
     frontier_sizes: list[int] = field(default_factory=list)
-
-
-def check_source(graph: CSRGraph, source: int) -> int:
-    """A source outside the graph is the user's mistake: say so in one line."""
-    if not isinstance(source, (int, np.integer)) or not 0 <= int(source) < graph.num_vertices:
-        last = graph.num_vertices - 1
-        raise RodiniaBFSError(
-            f"source {source} is outside the graph (vertices 0..{last})"
-            if graph.num_vertices
-            else f"source {source} is outside the graph (it has no vertices)"
-        )
-    return int(source)
 
 
 def check_fits(device: Device, graph: CSRGraph, bytes_per_vertex: int, bytes_per_edge: int) -> None:
