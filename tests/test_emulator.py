@@ -287,7 +287,8 @@ def test_dynamic_shared_memory(device):
     np.testing.assert_array_equal(device.from_device(out, data.size, np.int32),
                                   data.reshape(nblocks, block)[:, ::-1].ravel())
     with pytest.raises(DeviceError, match="dynamic shared memory"):
-        device.launch(kernel, 1, 32, [device.to_device(data), out], shared_mem=65 * 1024)
+        device.launch(kernel, 1, 32, [device.to_device(data), out],
+                      shared_mem=device.max_shared_memory_per_block + 1)
 
 
 # -- atomics ------------------------------------------------------------------------------------

@@ -199,6 +199,8 @@ class CudaKernel(Kernel):
         self.name = name
         self.handle = handle  # CUfunction
         self.packer = _checks.ArgPacker()  # this kernel's kernelParams, reused launch after launch
+        self.shared_opt_in = 0  # dynamic shared memory it may use beyond the default
+        self.occupancy: dict[tuple[int, int], int] = {}
 
 
 class CudaModule(Module):
@@ -312,6 +314,9 @@ class CudaDevice(Device):
         self.max_threads_per_block = self._attribute(attribute.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
         self.shared_memory_per_block = self._attribute(
             attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)
+        self.max_shared_memory_per_block = max(self.shared_memory_per_block, self._attribute(
+            attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN))
+        self.cooperative_launch = bool(self._attribute(attribute.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH))
         self.arch = "sm_%d%d" % self.compute_capability
         self._frees = 0  # counts free() calls, so that cached kernel arguments notice them
         self._target = None  # what NVRTC compiles for, decided at the first compile
@@ -326,6 +331,7 @@ class CudaDevice(Device):
         """NVRTC for this device (a cubin where NVRTC knows it), then ``cuModuleLoadData``."""
         if self._target is None:
             self._target = nvrtc_target(*self.compute_capability)
+        defines = {**(defines or {}), "BFS_DEVICE_WARP_SIZE": self.warp_size}
         code, compile_log = compile_program(source, self._target, name, defines, headers)
         if compile_log:  # warnings: show them, as nvcc would
             log.warning("NVRTC log for %s (%s):\n%s", name, self._target, compile_log)
@@ -424,6 +430,8 @@ class CudaDevice(Device):
         """``cuLaunchKernel`` with ``kernelParams``: the address of a ``void*[]``."""
         gx, gy, gz = _checks.launch_dims(grid)
         bx, by, bz = _checks.launch_dims(block)
+        if shared_mem > kernel.shared_opt_in:
+            self._opt_in(kernel, shared_mem)
         params = kernel.packer.pack(args, self._frees)
         err = driver.cuLaunchKernel(
             kernel.handle, gx, gy, gz, bx, by, bz, shared_mem,
@@ -432,6 +440,47 @@ class CudaDevice(Device):
             raise DeviceError(
                 f"cuLaunchKernel({kernel.name}, grid=({gx}, {gy}, {gz}), "
                 f"block=({bx}, {by}, {bz}), shared_mem={shared_mem}): {_error_name(err)}")
+
+    def _opt_in(self, kernel: CudaKernel, shared_mem: int) -> None:
+        """``cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)``: a block may have more
+        dynamic shared memory than the default 48 KiB only when its kernel asks for it."""
+        if shared_mem <= self.shared_memory_per_block:
+            return
+        if shared_mem > self.max_shared_memory_per_block:
+            raise DeviceError(
+                f"{kernel.name}: {shared_mem} bytes of dynamic shared memory; a block of "
+                f"{self.name} can have at most {self.max_shared_memory_per_block}")
+        cu_check(driver.cuFuncSetAttribute(
+            kernel.handle,
+            driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            int(shared_mem)), f"cuFuncSetAttribute({kernel.name}, {shared_mem} bytes of shared memory)")
+        kernel.shared_opt_in = int(shared_mem)
+
+    def max_active_blocks(self, kernel: CudaKernel, block_size: int, shared_mem: int = 0) -> int:
+        """``cuOccupancyMaxActiveBlocksPerMultiprocessor``."""
+        key = (int(block_size), int(shared_mem))
+        if key not in kernel.occupancy:
+            if shared_mem > kernel.shared_opt_in:
+                self._opt_in(kernel, shared_mem)
+            kernel.occupancy[key] = int(cu_check(
+                driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(kernel.handle, *key),
+                f"cuOccupancyMaxActiveBlocksPerMultiprocessor({kernel.name}, {key[0]} threads, "
+                f"{key[1]} bytes of shared memory)"))
+        return kernel.occupancy[key]
+
+    def _launch_cooperative(self, kernel: CudaKernel, grid, block, args: Sequence,
+                            shared_mem: int, stream: CudaStream | None) -> None:
+        """``cuLaunchCooperativeKernel``."""
+        if not self.cooperative_launch:
+            raise DeviceError(f"{self.name} does not support cooperative launches")
+        params = kernel.packer.pack(args, self._frees)
+        err = driver.cuLaunchCooperativeKernel(
+            kernel.handle, *grid, *block, shared_mem,
+            _NULL_STREAM if stream is None else stream.handle, params)[0]
+        if err:
+            raise DeviceError(
+                f"cuLaunchCooperativeKernel({kernel.name}, grid={grid}, block={block}, "
+                f"shared_mem={shared_mem}): {_error_name(err)}")
 
     def synchronize(self) -> None:
         """``cuCtxSynchronize`` (what ``hipDeviceSynchronize`` is)."""

@@ -393,6 +393,7 @@ class HipKernel(Kernel):
         self.name = name
         self.handle = handle  # hipFunction_t
         self.packer = _checks.ArgPacker()  # this kernel's kernelParams, reused launch after launch
+        self.occupancy: dict[tuple[int, int], int] = {}
 
 
 class HipModule(Module):
@@ -495,12 +496,17 @@ class HipDevice(Device):
         self.multiprocessor_count = int(props.multiProcessorCount)
         self.max_threads_per_block = int(props.maxThreadsPerBlock)
         self.shared_memory_per_block = int(props.sharedMemPerBlock)
+        # AMD GPUs give a block all of its LDS (64 KiB) without opting in.
+        self.max_shared_memory_per_block = max(self.shared_memory_per_block,
+                                               int(getattr(props, "sharedMemPerBlockOptin", 0) or 0))
+        self.cooperative_launch = bool(getattr(props, "cooperativeLaunch", 1))
         self._frees = 0  # counts free() calls, so that cached kernel arguments notice them
 
     # -- compilation ---------------------------------------------------------------
     def compile(self, source: str, name: str = "kernel.hip", defines: dict | None = None,
                 headers: dict[str, str] | None = None) -> HipModule:
         """hiprtc for this device's architecture, then ``hipModuleLoadData``."""
+        defines = {**(defines or {}), "BFS_DEVICE_WARP_SIZE": self.warp_size}
         code, compile_log = compile_program(source, self.arch, name, defines, headers)
         if compile_log:  # warnings: show them, as hipcc would
             log.warning("hiprtc log for %s (%s):\n%s", name, self.arch, compile_log)
@@ -612,6 +618,33 @@ class HipDevice(Device):
     def synchronize(self) -> None:
         """``hipDeviceSynchronize``."""
         hip_check(hip.hipDeviceSynchronize(), "hipDeviceSynchronize")
+
+    def max_active_blocks(self, kernel: HipKernel, block_size: int, shared_mem: int = 0) -> int:
+        """``hipModuleOccupancyMaxActiveBlocksPerMultiprocessor``."""
+        key = (int(block_size), int(shared_mem))
+        if key not in kernel.occupancy:
+            kernel.occupancy[key] = int(hip_check(
+                hip.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(kernel.handle, *key),
+                f"hipModuleOccupancyMaxActiveBlocksPerMultiprocessor({kernel.name}, {key[0]} "
+                f"threads, {key[1]} bytes of shared memory)"))
+        return kernel.occupancy[key]
+
+    def _launch_cooperative(self, kernel: HipKernel, grid, block, args: Sequence,
+                            shared_mem: int, stream: HipStream | None) -> None:
+        """``hipModuleLaunchCooperativeKernel``, then ``hipGetLastError``."""
+        if not self.cooperative_launch:
+            raise DeviceError(f"{self.name} does not support cooperative launches")
+        params = kernel.packer.pack(args, self._frees)
+        err = hip.hipModuleLaunchCooperativeKernel(
+            kernel.handle, *grid, *block, shared_mem,
+            None if stream is None else stream.handle, params)[0]
+        if not err:
+            err = hip.hipGetLastError()[0]
+        if err:
+            _clear_last_error()
+            raise DeviceError(
+                f"hipModuleLaunchCooperativeKernel({kernel.name}, grid={grid}, block={block}, "
+                f"shared_mem={shared_mem}): {_error_name(err)}")
 
 
 def _device_properties(device_id: int):
