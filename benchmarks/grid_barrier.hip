@@ -30,3 +30,13 @@ extern "C" __global__ void barrier_cost(GridBarrier* barrier, bfs_u32 rounds)
         if (!grid_sync(barrier)) return;
     }
 }
+
+// Each block's thread 0 stamps the clock after each crossing: the stamps of one crossing
+// must all come after every stamp of the crossing before (the clock is shared).
+extern "C" __global__ void barrier_clock(GridBarrier* barrier, bfs_u64* stamps, bfs_u32 rounds)
+{
+    for (bfs_u32 round = 0; round < rounds; round++) {
+        if (threadIdx.x == 0) stamps[round * gridDim.x + blockIdx.x] = device_clock();
+        if (!grid_sync(barrier)) return;
+    }
+}

@@ -88,6 +88,23 @@ __device__ inline int warp_all(int predicate) { return warp_ballot(!predicate) =
 #define DYNAMIC_SHARED(type, name) extern __shared__ type name[]
 #endif
 
+// [common-clock-begin]
+// A clock that every block of the grid reads alike, for per-level timing inside one
+// kernel. It counts ticks; Device.clock_rate_hz says how many make a second.
+#if defined(BFS_EMULATOR)
+__device__ inline bfs_u64 device_clock() { return (bfs_u64)bfs_emu_clock_ns(); }
+#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
+__device__ inline bfs_u64 device_clock()
+{
+    bfs_u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));  // nanoseconds
+    return t;
+}
+#else
+__device__ inline bfs_u64 device_clock() { return (bfs_u64)wall_clock64(); }  // wallClockRate
+#endif
+// [common-clock-end]
+
 // [common-grid-barrier-begin]
 // A grid-wide barrier for kernels launched cooperatively (Device.launch_cooperative):
 // every block is resident at once, so a block may wait for all the others. ROCm's

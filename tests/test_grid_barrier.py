@@ -93,6 +93,32 @@ def test_emulator_reports_its_limits(emulator):
     assert emulator.max_shared_memory_per_block >= emulator.shared_memory_per_block
 
 
+def _clock_rounds(device, blocks, rounds):
+    kernel = device.compile(SOURCE, "grid_barrier.hip", headers=kernel_headers()).get_function(
+        "barrier_clock")
+    barrier, stamps = device.malloc(GRID_BARRIER_BYTES), device.malloc(8 * blocks * rounds)
+    device.memset(barrier, 0)
+    device.launch_cooperative(kernel, blocks, 64, (barrier, stamps, np.uint32(rounds)))
+    device.synchronize()
+    return device.from_device(stamps, blocks * rounds, np.uint64).reshape(rounds, blocks)
+
+
+def _check_clock(stamps):
+    # Every stamp of a crossing comes after every stamp of the crossing before it.
+    assert np.all(stamps[1:].min(axis=1) >= stamps[:-1].max(axis=1))
+    assert stamps[-1].max() > stamps[0].min()
+
+
+def test_emulator_device_clock_orders_the_crossings(emulator):
+    _check_clock(_clock_rounds(emulator, 4, 50))
+
+
+@pytest.mark.gpu
+def test_gpu_device_clock_orders_the_crossings():
+    device = gpu_device_or_skip()
+    _check_clock(_clock_rounds(device, device.multiprocessor_count, 200))
+
+
 @pytest.mark.gpu
 def test_gpu_crossings_see_every_block():
     device = gpu_device_or_skip()

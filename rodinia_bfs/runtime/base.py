@@ -180,6 +180,8 @@ class Device(ABC):
     #: Shared memory a block may use when it opts in; the runtime opts in by itself when
     #: a launch asks for more dynamic shared memory than ``shared_memory_per_block``.
     max_shared_memory_per_block: int
+    #: Ticks per second of ``device_clock()`` in bfs_common.h (per-level timing in a kernel).
+    clock_rate_hz: float = 1e9
 
     # -- compilation ---------------------------------------------------------------
     @abstractmethod

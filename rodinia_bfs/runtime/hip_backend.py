@@ -500,6 +500,10 @@ class HipDevice(Device):
         self.max_shared_memory_per_block = max(self.shared_memory_per_block,
                                                int(getattr(props, "sharedMemPerBlockOptin", 0) or 0))
         self.cooperative_launch = bool(getattr(props, "cooperativeLaunch", 1))
+        # wall_clock64() counts at wallClockRate kHz (100 MHz on MI200 and MI300).
+        self.clock_rate_hz = 1000.0 * float(hip_check(hip.hipDeviceGetAttribute(
+            hip.hipDeviceAttribute_t.hipDeviceAttributeWallClockRate, device_id),
+            "hipDeviceGetAttribute(hipDeviceAttributeWallClockRate)"))
         self._frees = 0  # counts free() calls, so that cached kernel arguments notice them
 
     # -- compilation ---------------------------------------------------------------

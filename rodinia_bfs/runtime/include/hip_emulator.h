@@ -61,7 +61,7 @@
 
 // Version of the contract between kernel modules and the runtime library; a module
 // refuses to bind to a runtime of another version.
-#define BFS_EMU_ABI 2
+#define BFS_EMU_ABI 3
 
 // Every fiber stack is BFS_EMU_STACK_SIZE bytes, aligned to its size, and the top
 // BFS_EMU_FIBER_RESERVE bytes hold what the running thread knows about itself
@@ -150,6 +150,8 @@ struct Api {
     // The grid-wide barrier of a cooperative launch (bfs_common.h's grid_sync); every
     // thread of the block calls it. Returns 1 (a deadlock fails the launch instead).
     long long (*grid_sync)();
+    // Nanoseconds of a steady clock shared by all threads (bfs_common.h's device_clock).
+    long long (*clock_ns)();
     // Run a whole grid. body(args) runs one thread. Returns 0, or non-zero with a
     // message in err.
     int (*run)(const char* kernel, const LaunchConfig* cfg, int warp_size,
@@ -274,6 +276,9 @@ inline int bfs_emu_grid_sync() {
     ::bfs_emu::compiler_barrier();
     return r;
 }
+
+// -- a clock every block reads alike (bfs_common.h's device_clock) ---------------------------
+inline long long bfs_emu_clock_ns() { return ::bfs_emu::api->clock_ns(); }
 // [emulator-sync-end]
 
 // -- atomics -----------------------------------------------------------------------------
@@ -503,6 +508,7 @@ struct Launcher<Kernel> {
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -1116,6 +1122,12 @@ long long arrive(int kind, int predicate) {
 
 long long barrier(int predicate) { return arrive(BLOCK_BARRIER, predicate); }
 
+long long clock_ns() {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
 long long grid_sync() {
     arrive(GRID_BARRIER, 1);
     return 1;
@@ -1498,7 +1510,7 @@ int run(const char* name, const LaunchConfig* cfg, int warp_size, void (*body)(v
     return 0;
 }
 
-const Api kApi = {BFS_EMU_ABI, BFS_EMU_STACK_SIZE, &barrier, &warp_op, &grid_sync, &run};
+const Api kApi = {BFS_EMU_ABI, BFS_EMU_STACK_SIZE, &barrier, &warp_op, &grid_sync, &clock_ns, &run};
 
 }  // namespace
 }  // namespace bfs_emu
