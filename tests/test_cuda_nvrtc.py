@@ -10,13 +10,15 @@ import os
 import pytest
 
 from rodinia_bfs.errors import CompileError, DeviceError
-from rodinia_bfs.kernels import kernel_dir, kernel_source
+from rodinia_bfs.kernels import kernel_dir, kernel_headers, kernel_source
 from rodinia_bfs.runtime import cuda_backend
 
 from helpers import step_defines
 
 #: Ampere (A100) and Hopper (H100, H200).
 ARCHS = ["sm_80", "sm_90"]
+#: The headers of hip_kernels/, which a compile must be given (the runtime knows no folder).
+HEADERS = kernel_headers()
 KERNELS = sorted(p.name for p in kernel_dir().glob("*.hip"))
 
 #: Values for the compile-time tunables of every kernel file (unused ones are harmless).
@@ -44,25 +46,25 @@ def nvrtc():
 @pytest.mark.parametrize("arch", ARCHS)
 @pytest.mark.parametrize("kernel", KERNELS)
 def test_kernel_compiles(nvrtc, kernel, arch):
-    cubin = nvrtc.compile_for_arch(kernel_source(kernel), arch, kernel, step_defines(kernel, 32))
+    cubin = nvrtc.compile_for_arch(kernel_source(kernel), arch, kernel, step_defines(kernel, 32), headers=HEADERS)
     assert cubin[:4] == b"\x7fELF"  # machine code for that GPU, loadable as it is
 
 
 def test_ptx_for_a_virtual_architecture(nvrtc):
-    ptx = nvrtc.compile_for_arch(kernel_source("rodinia.hip"), "compute_90", "rodinia.hip", TUNABLES)
+    ptx = nvrtc.compile_for_arch(kernel_source("rodinia.hip"), "compute_90", "rodinia.hip", TUNABLES, headers=HEADERS)
     assert b".entry Kernel1" in ptx and b".entry Kernel2" in ptx
     assert ptx.endswith(b"\0")  # cuModuleLoadData reads PTX as a C string
 
 
 def test_warp_size_is_32(nvrtc):
     nvrtc.compile_for_arch('#include "bfs_common.h"\nstatic_assert(WARP_SIZE == 32, "w");\n',
-                           "sm_90", "warp.hip")
+                           "sm_90", "warp.hip", headers=HEADERS)
 
 
 def test_compat_header_is_pre_included(nvrtc):
     source = ('#if !defined(__HIP_PLATFORM_NVIDIA__) || defined(__HIP_PLATFORM_AMD__)\n'
               '#error "not pre-included"\n#endif\n')
-    nvrtc.compile_for_arch(source, "sm_80", "platform.hip")
+    nvrtc.compile_for_arch(source, "sm_80", "platform.hip", headers=HEADERS)
 
 
 def test_hip_warp_intrinsics_compile(nvrtc):
@@ -78,13 +80,13 @@ def test_hip_warp_intrinsics_compile(nvrtc):
     }
     '''
     for arch in ARCHS:
-        nvrtc.compile_for_arch(source, arch, "warp.hip")
+        nvrtc.compile_for_arch(source, arch, "warp.hip", headers=HEADERS)
 
 
 def test_syntax_error_gives_the_nvrtc_log(nvrtc):
     source = '#include "bfs_common.h"\n\nextern "C" __global__ void k(int* a) { a[0] = ; }\n'
     with pytest.raises(CompileError) as caught:
-        nvrtc.compile_for_arch(source, "sm_90", "broken.hip")
+        nvrtc.compile_for_arch(source, "sm_90", "broken.hip", headers=HEADERS)
     error = caught.value
     assert "broken.hip(3): error" in error.log  # the file and line of the mistake
     assert "broken.hip(3): error" in str(error)
@@ -93,9 +95,9 @@ def test_syntax_error_gives_the_nvrtc_log(nvrtc):
 
 def test_defines_reach_the_kernel(nvrtc):
     source = '#if !defined(FOO) || FOO != 42\n#error "FOO is not 42"\n#endif\n'
-    nvrtc.compile_for_arch(source, "sm_90", "defines.hip", {"FOO": 42})
+    nvrtc.compile_for_arch(source, "sm_90", "defines.hip", {"FOO": 42}, headers=HEADERS)
     with pytest.raises(CompileError, match="FOO is not 42"):
-        nvrtc.compile_for_arch(source, "sm_90", "defines.hip", {"FOO": 41})
+        nvrtc.compile_for_arch(source, "sm_90", "defines.hip", {"FOO": 41}, headers=HEADERS)
 
 
 def test_target_for_each_device(nvrtc):

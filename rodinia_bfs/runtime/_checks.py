@@ -17,7 +17,6 @@ from typing import Callable, Sequence
 import numpy as np
 
 from rodinia_bfs.errors import DeviceError
-from rodinia_bfs.kernels import kernel_headers
 from rodinia_bfs.runtime.base import DeviceBuffer, PinnedArray, SCALAR_TYPES, dim3, pack_args
 
 _MACRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -41,11 +40,11 @@ def define_options(defines: dict | None) -> list[str]:
     return options
 
 
-def all_headers(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The headers of ``hip_kernels/`` plus ``extra`` (which wins on a name clash)."""
-    headers = kernel_headers()
-    headers.update(extra or {})
-    return headers
+def all_headers(headers: dict[str, str] | None = None) -> dict[str, str]:
+    """The headers a compile gets, by include name. The runtime knows no kernel folder:
+    whoever compiles passes every header its source includes (a step passes those of
+    ``hip_kernels/``)."""
+    return dict(headers or {})
 
 
 def format_bytes(n: int) -> str:

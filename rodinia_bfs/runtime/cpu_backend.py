@@ -499,8 +499,8 @@ class CpuDevice(Device):
                 headers: dict[str, str] | None = None) -> CpuModule:
         """Compile HIP C++ ``source`` into an emulator module.
 
-        ``headers`` maps include names to their text, on top of the headers of
-        ``hip_kernels/`` (as in the GPU backends). Compile errors raise CompileError
+        ``headers`` maps include names to their text (every header the source
+        includes, as in the GPU backends). Compile errors raise CompileError
         with the compiler's log, whose diagnostics name ``name`` and its lines.
         """
         headers = _checks.all_headers(headers)

@@ -139,8 +139,8 @@ def compile_program(source: str, arch: str = "sm_90", name: str = "kernel.hip",
                     headers: dict[str, str] | None = None) -> tuple[bytes, str]:
     """Compile HIP C++ ``source`` with NVRTC; returns ``(code, log)``.
 
-    ``arch`` ``"sm_90"`` gives a cubin, ``"compute_90"`` PTX. The headers of
-    ``hip_kernels/`` and ``cuda_hip_compat.h`` are handed to NVRTC in memory. Raises
+    ``arch`` ``"sm_90"`` gives a cubin, ``"compute_90"`` PTX. ``headers`` (include
+    name -> text) and ``cuda_hip_compat.h`` are handed to NVRTC in memory. Raises
     :class:`CompileError` with NVRTC's full log when the source does not compile.
     """
     nvrtc_version()  # a clear error when NVRTC is missing

@@ -334,8 +334,8 @@ def compile_program(source: str, arch: str, name: str = "kernel.hip",
                     headers: dict[str, str] | None = None) -> tuple[bytes, str]:
     """Compile HIP C++ ``source`` with hiprtc for ``arch``; returns ``(code object, log)``.
 
-    The headers of ``hip_kernels/`` (plus ``headers``) are handed to hiprtc in memory,
-    so ``#include "bfs_common.h"`` works wherever the package is installed. Raises
+    ``headers`` (include name -> text) are handed to hiprtc in memory, so that
+    ``#include "bfs_common.h"`` works wherever the package is installed. Raises
     :class:`CompileError` with hiprtc's full log when the source does not compile.
     """
     _require_hip_python()
