@@ -71,6 +71,15 @@ def check_nbytes(nbytes) -> int:
     return int(nbytes)
 
 
+def check_memset(buf: DeviceBuffer, byte: int, nbytes: int | None) -> int:
+    """The byte count of a memset of ``buf`` (all of it when ``nbytes`` is None), checked."""
+    nbytes = buf.nbytes if nbytes is None else check_nbytes(nbytes)
+    if not 0 <= int(byte) <= 255:
+        raise DeviceError(f"memset: byte must be 0..255, got {byte}")
+    check_copy(nbytes, buf, "memset")
+    return nbytes
+
+
 def host_buffer(array: np.ndarray, what: str, writable: bool = False) -> np.ndarray:
     """``array`` itself, checked for use as the host side of a copy.
 

@@ -45,15 +45,7 @@ import numpy as np
 
 from rodinia_bfs.errors import CompileError, DeviceError
 from rodinia_bfs.runtime import _checks
-from rodinia_bfs.runtime.base import (
-    Device,
-    DeviceBuffer,
-    Event,
-    Kernel,
-    Module,
-    PinnedArray,
-    Stream,
-)
+from rodinia_bfs.runtime.base import Device, DeviceBuffer, Event, Kernel, Module, PinnedArray, Stream
 
 #: The emulator header: pre-included into every kernel module, and the runtime's source.
 EMULATOR_HEADER = Path(__file__).resolve().parent / "include" / "hip_emulator.h"
@@ -584,10 +576,7 @@ class CpuDevice(Device):
 
     def memset(self, buf: DeviceBuffer, byte: int, nbytes: int | None = None,
                stream: Stream | None = None) -> None:
-        nbytes = buf.nbytes if nbytes is None else _checks.check_nbytes(nbytes)
-        if not 0 <= int(byte) <= 255:
-            raise DeviceError(f"memset: byte must be 0..255, got {byte}")
-        _checks.check_copy(nbytes, buf, "memset")
+        nbytes = _checks.check_memset(buf, byte, nbytes)
         if nbytes:
             ctypes.memset(buf.ptr, int(byte), nbytes)
 
