@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.variants.balanced import BalancedBFS
-from rodinia_bfs.variants.base import BFSRun, GPUStep, check_source
+from rodinia_bfs.variants.base import GPUStep
 from rodinia_bfs.variants.privatized import PrivatizedBFS
 from rodinia_bfs.variants.queue import QueueBFS
 from rodinia_bfs.variants.rodinia import RodiniaBFS
@@ -34,4 +34,4 @@ def get_step(name: str) -> type[GPUStep]:
         ) from None
 
 
-__all__ = ["BFSRun", "GPUStep", "STEPS", "VARIANT_NAMES", "check_source", "get_step"]
+__all__ = ["GPUStep", "STEPS", "VARIANT_NAMES", "get_step"]
