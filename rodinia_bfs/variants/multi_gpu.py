@@ -1,0 +1,345 @@
+"""Step 8: BFS over several GPUs (host side).
+
+The kernels are in ``hip_kernels/multi_gpu.hip``. One process drives every GPU. The
+graph is cut by a partition policy (:mod:`rodinia_bfs.partition`) and each GPU holds
+only the edges it owns, plus the state of every vertex. A level is
+
+1. on each GPU, top-down over its own frontier (step 4's gathers), then a kernel that
+   turns what it discovered into bits of a bitmap;
+2. one collective: an all-gather of the bitmaps (NCCL on NVIDIA, RCCL on AMD, an
+   in-process stand-in on the cpu emulator);
+3. on each GPU, a merge: the vertices the others found take their level here, and
+   those this GPU has edges of join its next frontier.
+
+The host reads one counter set per GPU per level, to see whether anything is left.
+At the end one more collective (a max-reduce) combines the parents each GPU found
+onto the first GPU. With one GPU there is no exchange: the same expand kernel runs
+alone, which is the baseline the speed-up is measured against.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rodinia_bfs.collective import Collective, open_collective
+from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.kernels import kernel_headers, kernel_source
+from rodinia_bfs.partition import DEFAULT_POLICY, Partition, partition
+from rodinia_bfs.reference import BFSResult
+from rodinia_bfs.runtime import get_device
+from rodinia_bfs.runtime.base import Device, ceil_div
+from rodinia_bfs.variants.balanced import BLOCK_SIZE, COUNTER_STRIDE, QUEUES, BalancedBFS, tunables
+from rodinia_bfs.variants.base import GPUStep, LevelTimer
+
+#: Emulated devices the cpu backend uses when no GPU count is given: enough to exchange.
+CPU_DEFAULT_GPUS = 2
+
+#: Bytes of one set of queue counters on the device.
+COUNTER_SET_BYTES = len(QUEUES) * COUNTER_STRIDE * 4
+
+
+def open_devices(first: Device, gpus: int | None) -> list[Device]:
+    """``first`` and ``gpus - 1`` more devices of its backend (every visible GPU when
+    ``gpus`` is None; two emulated devices on the cpu backend)."""
+    if first.backend == "cpu":
+        gpus = CPU_DEFAULT_GPUS if gpus is None else gpus
+        if gpus < 1:
+            raise RodiniaBFSError(f"--gpus must be at least 1, got {gpus}")
+        return [first] + [get_device("cpu", warp_size=first.warp_size, workers=first.workers,
+                                     sanitize=first.sanitize) for _ in range(gpus - 1)]
+    if gpus is not None and gpus < 1:
+        raise RodiniaBFSError(f"--gpus must be at least 1, got {gpus}")
+    devices, k = [first], 0
+    while gpus is None or len(devices) < gpus:
+        k += int(k == first.device_id)  # the first device is in the list already
+        try:
+            devices.append(get_device(first.backend, device_id=k))
+        except DeviceError as exc:
+            if gpus is None:
+                break
+            raise DeviceError(f"--gpus {gpus}: only {len(devices)} {first.backend} GPU(s) "
+                              f"are visible ({exc})") from None
+        k += 1
+    first.activate()
+    return devices
+
+
+def format_size(nbytes: float) -> str:
+    return f"{nbytes / 2**30:.2f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
+
+
+class _Gpu:
+    """One GPU's share: its device, stream, partition, buffers and kernels."""
+
+    def __init__(self, rank: int, device: Device, part: Partition):
+        self.rank, self.device, self.part = rank, device, part
+        self.buffers = []
+
+    def alloc(self, nbytes: int):
+        buf = self.device.malloc(max(int(nbytes), 1))
+        self.buffers.append(buf)
+        return buf
+
+    def upload(self, array: np.ndarray):
+        buf = self.device.to_device(array)
+        self.buffers.append(buf)
+        return buf
+
+    def free(self) -> None:
+        self.device.activate()
+        while self.buffers:
+            self.device.free(self.buffers.pop())
+
+
+class MultiGpuBFS(GPUStep):
+    """Partitioned top-down BFS; the frontier is exchanged as a bitmap every level."""
+
+    name = "multi_gpu"
+    kernel_file = "multi_gpu.hip"
+    returns_parents = True
+
+    @classmethod
+    def default_defines(cls, warp_size: int) -> dict:
+        return tunables(warp_size)  # step 4's: the expand kernel is step 4's gathers
+
+    # [multi-gpu-setup-begin]
+    def __init__(self, device: Device, graph: CSRGraph, gpus: int | None = None,
+                 policy: str = DEFAULT_POLICY, memory_limit: int | None = None,
+                 max_blocks: int | None = None, devices: list[Device] | None = None):
+        device.activate()
+        super().__init__(device, graph)
+        self.devices = devices if devices is not None else open_devices(device, gpus)
+        if self.devices[0] is not device:
+            raise RodiniaBFSError("devices[0] must be the step's device")
+        self.num_gpus = len(self.devices)
+        defines = tunables(device.warp_size)
+        BalancedBFS._check_tunables(device, defines, max_blocks or 1)
+        self.warp_threshold = defines["WARP_THRESHOLD"]
+        self.block_threshold, self.block_piece = defines["BLOCK_THRESHOLD"], defines["BLOCK_PIECE"]
+        self.memory_limit = memory_limit
+        self.plan = partition(graph, self.num_gpus, policy)
+        n = graph.num_vertices
+        self.words = ceil_div(n, 32)  # one bit per vertex, in 32-bit words
+
+        # What each GPU will allocate, checked against its budget before anything is.
+        self.gpus = [_Gpu(k, d, p) for k, (d, p) in enumerate(zip(self.devices, self.plan.parts))]
+        sizes = [self.buffer_sizes(g.part) for g in self.gpus]
+        for g, size in zip(self.gpus, sizes):
+            self._check_budget(g, sum(size.values()))
+
+        for g, size in zip(self.gpus, sizes):
+            dev = g.device
+            dev.activate()  # the calls below work on the current GPU
+            g.stream = self.stream if g.rank == 0 else dev.stream()
+            module = dev.compile(kernel_source(self.kernel_file), self.kernel_file,
+                                 defines=defines, headers=kernel_headers())
+            g.expand = module.get_function("multi_gpu_expand")
+            g.mark = module.get_function("multi_gpu_mark")
+            g.merge = module.get_function("multi_gpu_merge")
+            # A fixed grid of as many blocks as the GPU runs at once: the kernels
+            # stride over queues whose lengths only the device knows.
+            g.grid = max(1, dev.cooperative_grid(g.expand, BLOCK_SIZE))
+            if max_blocks is not None:
+                g.grid = min(g.grid, max_blocks)
+            g.degrees = g.part.graph.degrees()  # out-degrees on this GPU
+            g.large_capacity = max(int(self.pieces(g.degrees).sum()), 1)
+            g.offsets = g.upload(g.part.graph.offsets)  # this GPU's edges, all vertex ids
+            g.edges = g.upload(g.part.graph.targets)
+            g.levels = g.alloc(size["levels"])
+            g.parents = g.alloc(size["parents"])
+            g.queues = [{"small": g.alloc(size["small"] // 2), "medium": g.alloc(size["medium"] // 2),
+                         "large": g.alloc(size["large"] // 2)} for _ in range(2)]
+            g.counts = g.alloc(size["counts"])  # two sets of the three queue counters
+            g.bits = g.alloc(size["bits"])  # a block of `words` words per GPU
+            g.path_counts = g.alloc(size["path_counts"])
+            g.h_counts = dev.host_malloc(len(QUEUES) * COUNTER_STRIDE, np.uint32)
+            g.h_source = dev.host_malloc(2 * max(int(self.pieces(g.degrees).max(initial=1)), 1),
+                                         np.int32)
+        device.activate()
+        self.levels, self.parents = self.gpus[0].levels, self.gpus[0].parents
+        self.collective: Collective | None = (
+            open_collective(self.devices) if self.num_gpus > 1 else None)
+    # [multi-gpu-setup-end]
+
+    def pieces(self, degrees) -> np.ndarray:
+        """Pieces each vertex takes in a large queue (step 4's rule)."""
+        degrees = np.asarray(degrees, dtype=np.int64)
+        return np.where(degrees >= self.block_threshold, -(-degrees // self.block_piece), 0)
+
+    # [multi-gpu-memory-begin]
+    def buffer_sizes(self, part: Partition) -> dict[str, int]:
+        """Bytes of each buffer one GPU allocates for its partition. The edges are the
+        GPU's own; everything else is per vertex of the whole graph."""
+        n = self.graph.num_vertices
+        large_capacity = max(int(self.pieces(part.graph.degrees()).sum()), 1)
+        return {
+            "offsets": 8 * (n + 1), "edges": 4 * part.num_edges,
+            "levels": 4 * n, "parents": 4 * n,
+            "small": 2 * 4 * n, "medium": 2 * 4 * n,  # two of each queue: n slots each
+            "large": 2 * 8 * large_capacity,  # pieces of 8 bytes
+            "counts": 2 * COUNTER_SET_BYTES, "path_counts": 2 * len(QUEUES) * 8,
+            "bits": 4 * self.words * self.num_gpus,
+        }
+
+    def _check_budget(self, gpu: _Gpu, need: int) -> None:
+        """Refuse, before allocating, a partition that does not fit its GPU's budget."""
+        budget = gpu.device.total_memory
+        what = f"{gpu.device.name} has {format_size(budget)}"
+        if self.memory_limit is not None and self.memory_limit < budget:
+            budget, what = self.memory_limit, f"the memory limit is {format_size(self.memory_limit)}"
+        if need > budget:
+            raise RodiniaBFSError(
+                f"partition {gpu.rank} of {self.num_gpus} needs {format_size(need)} "
+                f"({format_size(4 * gpu.part.num_edges)} of it edges) on GPU {gpu.rank}, but "
+                f"{what}; use more GPUs (--gpus) or a larger --gpu-memory-limit")
+    # [multi-gpu-memory-end]
+
+    def _reset(self, source: int) -> None:
+        """On every GPU: every level and parent -1, the source at level 0 and its own
+        parent, and the source in the queue its degree there says (on the GPUs that
+        have edges out of it)."""
+        for g in self.gpus:
+            dev, s = g.device, g.stream
+            dev.activate()
+            dev.memset(g.levels, 0xFF, stream=s)
+            dev.memset(g.parents, 0xFF, stream=s)
+            dev.memset(g.counts, 0, stream=s)
+            dev.memset(g.bits, 0, stream=s)
+            dev.memset(g.levels.view(4 * source, 4), 0, stream=s)
+            staged = g.h_source
+            staged[0] = source
+            dev.memcpy_htod_async(g.parents.view(4 * source, 4), staged[:1], s)
+            degree = int(g.degrees[source])
+            counts = g.h_counts
+            counts[:] = 0
+            if degree >= self.block_threshold:
+                pieces = int(self.pieces(g.degrees[source: source + 1])[0])
+                staged[0: 2 * pieces: 2] = source
+                staged[1: 2 * pieces: 2] = np.arange(pieces)
+                dev.memcpy_htod_async(g.queues[0]["large"].view(0, 8 * pieces), staged[:2 * pieces], s)
+                counts[2 * COUNTER_STRIDE] = pieces
+            elif degree > 0:
+                queue = 0 if degree < self.warp_threshold else 1  # small or medium
+                dev.memcpy_htod_async(g.queues[0][QUEUES[queue]].view(0, 4), staged[:1], s)
+                counts[queue * COUNTER_STRIDE] = 1
+            # Level 0's counters are set 0 (the kernels use set level % 2).
+            dev.memcpy_htod_async(g.counts.view(0, COUNTER_SET_BYTES), counts, s)
+        self.devices[0].activate()
+
+    def _host_loop(self, start, timer: LevelTimer) -> BFSResult:
+        n, gpus = self.graph.num_vertices, self.gpus
+        exchange = self.collective is not None
+        profile = bool(timer.marks)
+        split = []  # per level: (compute ms, exchange ms), the slowest GPU's
+        enqueued = [0] * len(gpus)
+        pieces = [0] * len(gpus)
+
+        # [multi-gpu-host-loop-begin]
+        level = 0
+        while True:
+            current, following = level % 2, (level + 1) % 2
+            for g in gpus:  # 1. expand (and mark) on every GPU, without waiting
+                g.device.activate()
+                g.events = self._event(g, profile)
+                next_counts = g.counts.view(following * COUNTER_SET_BYTES, COUNTER_SET_BYTES)
+                g.device.memset(next_counts, 0, stream=g.stream)
+                q, nq = g.queues[current], g.queues[following]
+                g.device.launch(g.expand, g.grid, BLOCK_SIZE, (
+                    g.offsets, g.edges, g.levels, g.parents, q["small"], q["medium"], q["large"],
+                    nq["small"], nq["medium"], nq["large"], g.counts, np.int32(level + 1),
+                    g.path_counts), stream=g.stream)
+                if exchange:
+                    g.device.launch(g.mark, g.grid, BLOCK_SIZE, (
+                        nq["small"], nq["medium"], nq["large"], g.counts, np.int32(level + 1),
+                        g.bits.view(4 * self.words * g.rank, 4 * self.words)), stream=g.stream)
+                g.events += self._event(g, profile)
+            if exchange:  # 2. one collective: every GPU gets every GPU's bits
+                self.collective.all_gather_u32([g.bits for g in gpus], self.words,
+                                               [g.stream for g in gpus])
+            for g in gpus:  # 3. merge what the others found; read the counters back
+                g.device.activate()
+                g.events += self._event(g, profile)
+                if exchange:
+                    nq = g.queues[following]
+                    g.device.launch(g.merge, g.grid, BLOCK_SIZE, (
+                        g.offsets, g.levels, g.bits, np.uint32(self.words),
+                        np.uint32(self.num_gpus), np.uint32(g.rank), nq["small"], nq["medium"],
+                        nq["large"], g.counts, np.int32(level + 1), g.path_counts), stream=g.stream)
+                g.events += self._event(g, profile)
+                g.device.memcpy_dtoh_async(
+                    g.h_counts, g.counts.view(following * COUNTER_SET_BYTES, COUNTER_SET_BYTES),
+                    g.stream)
+            for g in gpus:
+                g.stream.synchronize()  # h_counts holds the next queues' lengths
+            self.devices[0].activate()
+            timer.end_level()
+            level += 1
+            if profile:
+                split.append(self._split(gpus))
+            found = 0
+            for k, g in enumerate(gpus):
+                small, medium, large = (int(g.h_counts[i * COUNTER_STRIDE]) for i in range(3))
+                found += small + medium + large
+                # Each vertex enters a GPU's queues once per BFS: more is a broken kernel.
+                enqueued[k] += small + medium
+                pieces[k] += large
+                self._runaway_guard(level, enqueued[k], n, f"vertices enqueued on GPU {k}")
+                self._runaway_guard(level, pieces[k], g.large_capacity, f"pieces enqueued on GPU {k}")
+            if found == 0:
+                break  # no GPU discovered anything: the search is over
+        # [multi-gpu-host-loop-end]
+
+        outcome = BFSResult(iterations=level)
+        if exchange:  # the parents each GPU found, combined on the first (max of candidates)
+            reduce_events = self._event(gpus[0], profile)
+            self.collective.reduce_max_i32([g.parents for g in gpus], n, 0,
+                                           [g.stream for g in gpus])
+            for g in gpus:
+                g.device.activate()
+                g.stream.synchronize()
+            self.devices[0].activate()
+            reduce_events += self._event(gpus[0], profile)
+            outcome.reduce_ms = reduce_events[0].elapsed_ms(reduce_events[1]) if profile else None
+        #: With profile=True, each level's time split into compute and exchange (ms),
+        #: the slowest GPU's of each; the bench plots them next to level_times_ms.
+        outcome.compute_times_ms = [c for c, _ in split]
+        outcome.exchange_times_ms = [x for _, x in split]
+        return outcome
+
+    @staticmethod
+    def _event(g: _Gpu, profile: bool) -> list:
+        """With profiling, an event recorded now on the GPU's stream (as a list to add)."""
+        if not profile:
+            return []
+        event = g.device.event()
+        event.record(g.stream)
+        return [event]
+
+    @staticmethod
+    def _split(gpus: list[_Gpu]) -> tuple[float, float]:
+        """(compute, exchange) ms of the level just done: for each GPU, expand + mark and
+        merge are compute, the time from its mark to its merge the collective."""
+        compute, exchange = 0.0, 0.0
+        for g in gpus:
+            g.device.activate()
+            start, sent, received, merged = g.events
+            merged.synchronize()
+            compute = max(compute, start.elapsed_ms(sent) + received.elapsed_ms(merged))
+            exchange = max(exchange, sent.elapsed_ms(received))
+        gpus[0].device.activate()
+        return compute, exchange
+
+    def results(self) -> tuple[np.ndarray, np.ndarray | None]:
+        self.devices[0].activate()
+        return super().results()
+
+    def close(self) -> None:
+        if getattr(self, "collective", None) is not None:
+            self.collective.close()
+            self.collective = None
+        for g in getattr(self, "gpus", []):
+            g.free()
+        if hasattr(self, "devices"):
+            self.devices[0].activate()
+        super().close()
