@@ -262,5 +262,5 @@ def test_hiprtc_compiles(arch, block_size):
             pytest.fail(f"RODINIA_BFS_REQUIRE_HIPRTC=1 but {reason}")
         pytest.skip(reason)
     code = hip_backend.compile_for_arch(kernel_source("queue.hip"), arch, "queue.hip",
-                                        {"BLOCK_SIZE": block_size})
+                                        {"BLOCK_SIZE": block_size}, headers=kernel_headers())
     assert code[:4] == b"\x7fELF" and b"queue_expand" in code
