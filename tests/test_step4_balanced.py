@@ -160,8 +160,9 @@ def test_thresholds_follow_the_warp(device):
 
 def test_kernel_has_no_hard_coded_warp_width():
     """The warp width comes from WARP_SIZE (bfs_common.h), never from a literal."""
-    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", kernel_source("balanced.hip"), flags=re.S)
-    assert not re.search(r"\b(32|64)\b", code)
+    for text in (kernel_source("balanced.hip"), kernel_headers()["frontier.h"]):
+        code = re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
+        assert not re.search(r"\b(32|64)\b", code)
 
 
 @pytest.mark.parametrize("block_size", [64, 128, 512])
@@ -257,12 +258,14 @@ def test_bad_tunables_are_refused(device, options, message):
         BalancedBFS(device, grid2d(3, 3), **options)
 
 
-def _with_source(device, graph, source, name, **options):
-    """A BalancedBFS whose kernel is `source` instead of balanced.hip."""
+def _with_source(device, graph, source, name, headers=None, **options):
+    """A BalancedBFS whose kernel is `source` instead of balanced.hip (and whose headers
+    are replaced by `headers`, by include name)."""
 
     class Patched(BalancedBFS):
         def _compile(self, defines):
-            return self.device.compile(source, name, defines=defines, headers=kernel_headers())
+            return self.device.compile(source, name, defines=defines,
+                                       headers={**kernel_headers(), **(headers or {})})
 
     return Patched(device, graph, **options)
 
@@ -285,12 +288,13 @@ def test_barrier_before_the_copy_out_is_needed(device):
     """Without the barrier after the expansion, a block's first threads reserve room
     and copy out before the others have enqueued. The emulator runs a block's threads
     one after another between barriers, so the bug shows on every run."""
-    source = kernel_source("balanced.hip")
+    header = kernel_headers()["frontier.h"]  # copy_out, shared with step 5
     barrier = "__syncthreads();  // every local enqueue is done"
-    broken = source.replace(barrier, "//")
-    assert broken != source
+    broken = header.replace(barrier, "//")
+    assert broken != header
     graph = rodinia_graphgen(3001, seed=3)
-    with _with_source(device, graph, broken, "no_barrier.hip") as step:
+    with _with_source(device, graph, kernel_source("balanced.hip"), "no_barrier.hip",
+                      headers={"frontier.h": broken}) as step:
         result = step.run(7)
     assert not np.array_equal(result.levels, scipy_levels(graph, 7))
 
