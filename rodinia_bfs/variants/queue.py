@@ -29,6 +29,7 @@ class QueueBFS(GPUStep):
     name = "queue"
     kernel_file = "queue.hip"
     returns_parents = True
+    reports_frontier_sizes = True
     #: The kernel the host loop launches once per level.
     kernel_name = "queue_expand"
 
