@@ -116,7 +116,6 @@ class GPUStep(ABC):
         self._buffers.append(buf)
         return buf
 
-    # [step-search-begin]
     def search(self, source: int, profile: bool = False) -> BFSResult:
         """One BFS from ``source``, left on the device: the reset and the host loop.
 
@@ -128,7 +127,6 @@ class GPUStep(ABC):
         outcome = self._host_loop(start, timer)
         outcome.level_times_ms = timer.elapsed_ms()
         return outcome
-    # [step-search-end]
 
     @abstractmethod
     def _reset(self, source: int):
