@@ -233,10 +233,11 @@ def syntax_error(compiler, arch: str):
     import pytest
 
     from rodinia_bfs.errors import CompileError
+    from rodinia_bfs.kernels import kernel_headers
 
     source = '#include "bfs_common.h"\n\nextern "C" __global__ void k(int* a) { a[0] = ; }\n'
     with pytest.raises(CompileError) as caught:
-        compiler.compile_for_arch(source, arch, "broken.hip")
+        compiler.compile_for_arch(source, arch, "broken.hip", headers=kernel_headers())
     return caught.value
 
 

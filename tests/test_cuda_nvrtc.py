@@ -11,12 +11,14 @@ skip with the reason, except when ``RODINIA_BFS_REQUIRE_NVRTC=1``: then they fai
 import pytest
 
 from rodinia_bfs.errors import CompileError
-from rodinia_bfs.kernels import kernel_source
+from rodinia_bfs.kernels import kernel_headers, kernel_source
 
 from helpers import nvrtc_or_skip, syntax_error
 
 #: Ampere (A100) and Hopper (H100, H200).
 ARCHS = ["sm_80", "sm_90"]
+#: The headers of hip_kernels/, which a compile must be given (the runtime knows no folder).
+HEADERS = kernel_headers()
 
 #: Tunables for the tests below that compile step 1's kernels by hand.
 TUNABLES = {"BLOCK_SIZE": 256}
@@ -28,20 +30,20 @@ def nvrtc():
 
 
 def test_ptx_for_a_virtual_architecture(nvrtc):
-    ptx = nvrtc.compile_for_arch(kernel_source("rodinia.hip"), "compute_90", "rodinia.hip", TUNABLES)
+    ptx = nvrtc.compile_for_arch(kernel_source("rodinia.hip"), "compute_90", "rodinia.hip", TUNABLES, headers=HEADERS)
     assert b".entry Kernel1" in ptx and b".entry Kernel2" in ptx
     assert ptx.endswith(b"\0")  # cuModuleLoadData reads PTX as a C string
 
 
 def test_warp_size_is_32(nvrtc):
     nvrtc.compile_for_arch('#include "bfs_common.h"\nstatic_assert(WARP_SIZE == 32, "w");\n',
-                           "sm_90", "warp.hip")
+                           "sm_90", "warp.hip", headers=HEADERS)
 
 
 def test_compat_header_is_pre_included(nvrtc):
     source = ('#if !defined(__HIP_PLATFORM_NVIDIA__) || defined(__HIP_PLATFORM_AMD__)\n'
               '#error "not pre-included"\n#endif\n')
-    nvrtc.compile_for_arch(source, "sm_80", "platform.hip")
+    nvrtc.compile_for_arch(source, "sm_80", "platform.hip", headers=HEADERS)
 
 
 def test_hip_warp_intrinsics_compile(nvrtc):
@@ -57,7 +59,7 @@ def test_hip_warp_intrinsics_compile(nvrtc):
     }
     '''
     for arch in ARCHS:
-        nvrtc.compile_for_arch(source, arch, "warp.hip")
+        nvrtc.compile_for_arch(source, arch, "warp.hip", headers=HEADERS)
 
 
 def test_syntax_error_gives_the_nvrtc_log(nvrtc):
@@ -69,9 +71,9 @@ def test_syntax_error_gives_the_nvrtc_log(nvrtc):
 
 def test_defines_reach_the_kernel(nvrtc):
     source = '#if !defined(FOO) || FOO != 42\n#error "FOO is not 42"\n#endif\n'
-    nvrtc.compile_for_arch(source, "sm_90", "defines.hip", {"FOO": 42})
+    nvrtc.compile_for_arch(source, "sm_90", "defines.hip", {"FOO": 42}, headers=HEADERS)
     with pytest.raises(CompileError, match="FOO is not 42"):
-        nvrtc.compile_for_arch(source, "sm_90", "defines.hip", {"FOO": 41})
+        nvrtc.compile_for_arch(source, "sm_90", "defines.hip", {"FOO": 41}, headers=HEADERS)
 
 
 def test_target_for_each_device(nvrtc):

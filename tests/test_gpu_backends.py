@@ -13,7 +13,7 @@ import pytest
 
 from rodinia_bfs.errors import CompileError, DeviceError
 from rodinia_bfs.graphs.csr import CSRGraph
-from rodinia_bfs.kernels import kernel_source
+from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.runtime import _checks
 from rodinia_bfs.runtime.base import DeviceBuffer, PinnedArray, ceil_div, pack_args
 
@@ -165,7 +165,7 @@ def device(request):
 
 @pytest.fixture(scope="module")
 def kernels(device):
-    return device.compile(TEST_KERNELS, "test_kernels.hip")
+    return device.compile(TEST_KERNELS, "test_kernels.hip", headers=kernel_headers())
 
 
 
@@ -327,10 +327,10 @@ def test_bad_launch_names_the_error(device, kernels):
 @pytest.mark.gpu
 def test_compile_error_is_readable(device):
     with pytest.raises(CompileError) as caught:
-        device.compile('extern "C" __global__ void k(int* a) {\n  a[0] = ;\n}\n', "oops.hip")
+        device.compile('extern "C" __global__ void k(int* a) {\n  a[0] = ;\n}\n', "oops.hip", headers=kernel_headers())
     assert "oops.hip" in caught.value.log and "error" in caught.value.log
     with pytest.raises(DeviceError, match="no_such_kernel"):
-        device.compile('extern "C" __global__ void k() {}\n', "k.hip").get_function("no_such_kernel")
+        device.compile('extern "C" __global__ void k() {}\n', "k.hip", headers=kernel_headers()).get_function("no_such_kernel")
 
 
 @pytest.mark.gpu
@@ -360,7 +360,7 @@ def _awkward_graph() -> CSRGraph:
 
 def _rodinia_on_device(device, graph: CSRGraph, source: int, block_size: int) -> np.ndarray:
     """Rodinia's host loop: reset g_over, Kernel1, Kernel2, copy g_over back, repeat."""
-    module = device.compile(kernel_source("rodinia.hip"), "rodinia.hip", {"BLOCK_SIZE": block_size})
+    module = device.compile(kernel_source("rodinia.hip"), "rodinia.hip", {"BLOCK_SIZE": block_size}, headers=kernel_headers())
     kernel1, kernel2 = module.get_function("Kernel1"), module.get_function("Kernel2")
     n = graph.num_vertices
     mask = np.zeros(n, np.bool_)

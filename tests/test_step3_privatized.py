@@ -87,7 +87,7 @@ def test_reruns_with_a_small_local_queue(device):
 
 def test_largest_capacity_fits_the_device(device):
     """The largest capacity the constructor accepts is what shared memory holds."""
-    shared = getattr(device, "shared_memory_per_block", 48 * 1024)
+    shared = device.shared_memory_per_block
     graph = grid2d(9, 7)
     with PrivatizedBFS(device, graph, local_capacity=(shared - 8) // 4) as step:
         check_run(step, 5, step.run(5))

@@ -232,7 +232,7 @@ def test_bad_tunables_are_refused(device, options, message):
 def test_local_queues_must_fit_shared_memory(device):
     """The local queues are static shared memory: at most what a block of this device
     gets, 16 bytes of counters included."""
-    shared = getattr(device, "shared_memory_per_block", 48 * 1024)
+    shared = device.shared_memory_per_block
     medium = LOCAL_MEDIUM_PER_THREAD * BLOCK_SIZE
     graph = grid2d(9, 7)
     with BalancedBFS(device, graph, local_small=(shared - 16) // 4 - medium) as step:

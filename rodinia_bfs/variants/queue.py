@@ -41,7 +41,7 @@ class QueueBFS(GPUStep):
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = 256,
                  max_blocks: int = MAX_BLOCKS):
         super().__init__(device, graph)
-        most = getattr(device, "max_threads_per_block", 1024)
+        most = device.max_threads_per_block
         if not 1 <= block_size <= most:
             raise RodiniaBFSError(f"block_size must be 1..{most}, got {block_size}")
         if max_blocks < 1:
