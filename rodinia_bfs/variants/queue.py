@@ -50,6 +50,8 @@ class QueueBFS(GPUStep):
         check_fits(device, graph, bytes_per_vertex=24, bytes_per_edge=4)
         self.block_size = block_size
         self.max_blocks = max_blocks
+        # The tunables and the kernel's name come from the class: chapter 3's step
+        # derives from this one and changes both.
         self.expand = self._compile(self.defines()).get_function(self.kernel_name)
 
         n = graph.num_vertices
