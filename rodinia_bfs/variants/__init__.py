@@ -13,6 +13,7 @@ from rodinia_bfs.variants.privatized import PrivatizedBFS
 from rodinia_bfs.variants.queue import QueueBFS
 from rodinia_bfs.variants.rodinia import RodiniaBFS
 
+# [steps-registry-begin]
 #: GPU steps in tutorial order.
 STEPS: dict[str, type[GPUStep]] = {
     RodiniaBFS.name: RodiniaBFS,
@@ -20,6 +21,7 @@ STEPS: dict[str, type[GPUStep]] = {
     PrivatizedBFS.name: PrivatizedBFS,
     BalancedBFS.name: BalancedBFS,
 }
+# [steps-registry-end]
 
 #: Every variant name ``--variant`` accepts (besides ``all``).
 VARIANT_NAMES = ("reference", *STEPS)
