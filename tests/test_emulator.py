@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,8 @@ from rodinia_bfs.errors import CompileError, DeviceError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.runtime import PinnedArray, ceil_div, cpu_backend, get_device
+
+from helpers import python_bfs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -658,19 +659,6 @@ def test_sanitize_reports_an_out_of_bounds_write():
 
 
 # -- step 1 on the emulator -----------------------------------------------------------------------
-
-def python_bfs(graph: CSRGraph, source: int) -> np.ndarray:
-    levels = np.full(graph.num_vertices, -1, np.int32)
-    levels[source] = 0
-    queue = deque([source])
-    while queue:
-        u = queue.popleft()
-        for v in graph.neighbors(u):
-            if levels[v] < 0:
-                levels[v] = levels[u] + 1
-                queue.append(v)
-    return levels
-
 
 def rodinia_graph(n: int, seed: int) -> CSRGraph:
     """Rodinia graphgen's rule: each node draws 2 to 4 random neighbours, stored both ways."""

@@ -278,6 +278,11 @@ class Device(ABC):
                 f"{self.multiprocessor_count} multiprocessors)")
         self._launch_cooperative(kernel, grid, block, args, shared_mem, stream)
 
+    def activate(self) -> None:
+        """Make this device the one the calling thread works with (``hipSetDevice``).
+        A process that drives several GPUs calls it before it works with each; a
+        device is active on the thread that created it."""
+
     # -- conveniences built on the calls above ----------------------------------------
     def to_device(self, array: np.ndarray) -> DeviceBuffer:
         """Allocate and upload ``array`` (``hipMalloc`` + ``hipMemcpy``)."""

@@ -236,6 +236,10 @@ class CudaDevice(GpuDevice):
         self.arch = "sm_%d%d" % self.compute_capability
         self._target = None  # what NVRTC compiles for, decided at the first compile
 
+    def activate(self) -> None:
+        """``cuCtxSetCurrent`` of this GPU's primary context."""
+        cu_check(driver.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
+
     def _attribute(self, which) -> int:
         return int(cu_check(driver.cuDeviceGetAttribute(which, self.handle),
                             f"cuDeviceGetAttribute({getattr(which, 'name', which)})"))

@@ -429,6 +429,10 @@ class HipDevice(GpuDevice):
             hip.hipDeviceAttribute_t.hipDeviceAttributeWallClockRate, device_id),
             "hipDeviceGetAttribute(hipDeviceAttributeWallClockRate)"))
 
+    def activate(self) -> None:
+        """``hipSetDevice``."""
+        hip_check(hip.hipSetDevice(self.device_id), f"hipSetDevice({self.device_id})")
+
     def _error_name(self, err) -> str:
         return _error_name(err)
 

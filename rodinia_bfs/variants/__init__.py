@@ -14,6 +14,7 @@ from rodinia_bfs.variants.privatized import PrivatizedBFS
 from rodinia_bfs.variants.queue import QueueBFS
 from rodinia_bfs.variants.rodinia import RodiniaBFS
 
+# [steps-registry-begin]
 #: GPU steps in tutorial order.
 STEPS: dict[str, type[GPUStep]] = {
     RodiniaBFS.name: RodiniaBFS,
@@ -22,6 +23,7 @@ STEPS: dict[str, type[GPUStep]] = {
     BalancedBFS.name: BalancedBFS,
     MultiGpuBFS.name: MultiGpuBFS,
 }
+# [steps-registry-end]
 
 #: Every variant name ``--variant`` accepts (besides ``all``).
 VARIANT_NAMES = ("reference", *STEPS)

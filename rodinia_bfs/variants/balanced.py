@@ -134,7 +134,7 @@ class BalancedBFS(GPUStep):
     def _check_tunables(device: Device, d: dict, max_blocks: int) -> None:
         """Refuse, before compiling, tunables the kernel or the device cannot take."""
         warp_size, block = device.warp_size, d["BLOCK_SIZE"]
-        most_threads = getattr(device, "max_threads_per_block", 1024)
+        most_threads = device.max_threads_per_block
         if not warp_size <= block <= most_threads or block % warp_size:
             raise RodiniaBFSError(f"block_size must be a multiple of the warp size ({warp_size}) "
                                   f"up to {most_threads}, got {block}")
@@ -144,7 +144,7 @@ class BalancedBFS(GPUStep):
                 f"{d['WARP_THRESHOLD']}, {d['BLOCK_THRESHOLD']} and {d['BLOCK_PIECE']}")
         # The local queues are static shared memory, within what a block gets without
         # opting in to more (48 KiB on NVIDIA GPUs, 64 KiB on AMD ones).
-        most_shared = getattr(device, "shared_memory_per_block", 48 * 1024)
+        most_shared = device.shared_memory_per_block
         shared = 4 * (d["LOCAL_SMALL"] + d["LOCAL_MEDIUM"]) + 16
         if min(d["LOCAL_SMALL"], d["LOCAL_MEDIUM"]) < 1 or shared > most_shared:
             raise RodiniaBFSError(

@@ -76,6 +76,12 @@ class GPUStep(ABC):
     kernel_file: str
     #: Whether :meth:`run` returns parents as well as levels.
     returns_parents: bool = False
+    #: Whether the result has ``frontier_sizes``: the frontier of each level, as counted
+    #: on the device.
+    reports_frontier_sizes: bool = False
+    #: Whether each round of the host loop is one level, so that ``iterations`` is the
+    #: number of levels; a step that runs several levels per launch sets it False.
+    one_level_per_iteration: bool = True
 
     def __init__(self, device: Device, graph: CSRGraph):
         self.device = device
@@ -110,7 +116,6 @@ class GPUStep(ABC):
         self._buffers.append(buf)
         return buf
 
-    # [step-search-begin]
     def search(self, source: int, profile: bool = False) -> BFSResult:
         """One BFS from ``source``, left on the device: the reset and the host loop.
 
@@ -122,7 +127,6 @@ class GPUStep(ABC):
         outcome = self._host_loop(start, timer)
         outcome.level_times_ms = timer.elapsed_ms()
         return outcome
-    # [step-search-end]
 
     @abstractmethod
     def _reset(self, source: int):

@@ -51,7 +51,7 @@ class PrivatizedBFS(QueueBFS):
         # The local queue is static shared memory: 4 bytes per entry and two 4-byte
         # counters, within what a block gets without opting in to more (48 KiB on NVIDIA
         # GPUs, 64 KiB on AMD ones).
-        shared = getattr(device, "shared_memory_per_block", 48 * 1024)
+        shared = device.shared_memory_per_block
         most = (shared - 8) // 4
         if not 1 <= local_capacity <= most:
             raise RodiniaBFSError(

@@ -29,6 +29,7 @@ class QueueBFS(GPUStep):
     name = "queue"
     kernel_file = "queue.hip"
     returns_parents = True
+    reports_frontier_sizes = True
     #: The kernel the host loop launches once per level.
     kernel_name = "queue_expand"
 
@@ -40,7 +41,7 @@ class QueueBFS(GPUStep):
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = 256,
                  max_blocks: int = MAX_BLOCKS):
         super().__init__(device, graph)
-        most = getattr(device, "max_threads_per_block", 1024)
+        most = device.max_threads_per_block
         if not 1 <= block_size <= most:
             raise RodiniaBFSError(f"block_size must be 1..{most}, got {block_size}")
         if max_blocks < 1:
@@ -49,6 +50,8 @@ class QueueBFS(GPUStep):
         check_fits(device, graph, bytes_per_vertex=24, bytes_per_edge=4)
         self.block_size = block_size
         self.max_blocks = max_blocks
+        # The tunables and the kernel's name come from the class: chapter 3's step
+        # derives from this one and changes both.
         self.expand = self._compile(self.defines()).get_function(self.kernel_name)
 
         n = graph.num_vertices
