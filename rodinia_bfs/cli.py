@@ -90,7 +90,9 @@ def cmd_run(args) -> int:
                 reference.levels, reference.parents, reference_ms, "CPU reference"
             )
         else:
-            with get_step(name)(device, graph) as step:
+            options = {"gpus": args.gpus, "memory_limit": args.gpu_memory_limit} \
+                if name == "multi_gpu" else {}
+            with get_step(name)(device, graph, **options) as step:
                 step.search(source)  # warm-up: the first launch pays for loading the module
                 t0 = time.perf_counter()
                 result = step.search(source)  # returns after the last level's stream sync
@@ -176,6 +178,7 @@ def cmd_bench(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     from rodinia_bfs.variants import VARIANT_NAMES
+    from rodinia_bfs.variants.multi_gpu import size
 
     parser = argparse.ArgumentParser(
         prog="rodinia-bfs", description="Breadth-first search on the GPU, step by step."
@@ -194,6 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="check the levels (and parents) against the CPU reference")
     run.add_argument("--result-file", help="write Rodinia's result format: 'i) cost:c' per vertex")
     run.add_argument("--symmetrize", action="store_true", help="treat every edge as undirected")
+    run.add_argument("--gpus", type=int, metavar="N",
+                     help="multi_gpu: GPUs to use (default: every visible GPU; 2 emulated "
+                          "devices on the cpu backend)")
+    run.add_argument("--gpu-memory-limit", type=size, metavar="SIZE",
+                     help="multi_gpu: bytes each GPU may use, e.g. 8GiB (default: all it has)")
     run.set_defaults(func=cmd_run)
 
     gen = sub.add_parser("generate", help="write a generated graph to a file")

@@ -66,7 +66,45 @@ def open_devices(first: Device, gpus: int | None) -> list[Device]:
 
 
 def format_size(nbytes: float) -> str:
-    return f"{nbytes / 2**30:.2f} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.1f} MiB"
+    if nbytes >= 2**30:
+        return f"{nbytes / 2**30:.2f} GiB"
+    return f"{nbytes / 2**20:.1f} MiB" if nbytes >= 2**20 else f"{int(nbytes)} bytes"
+
+
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def size(text: str) -> int:
+    """Bytes from ``"8GiB"``, ``"512M"``, ``"1.5G"`` or a plain number (``--gpu-memory-limit``)."""
+    value = str(text).strip().upper().removesuffix("B").removesuffix("I")
+    unit = value[-1:] if value[-1:] in _UNITS else ""
+    number = float(value[: len(value) - len(unit)])
+    if not number > 0:
+        raise ValueError(f"a memory size must be positive, got {text!r}")
+    return int(number * _UNITS[unit])
+
+
+def pieces(degrees, defines: dict) -> np.ndarray:
+    """Pieces each vertex takes in a large queue (step 4's rule)."""
+    degrees = np.asarray(degrees, dtype=np.int64)
+    return np.where(degrees >= defines["BLOCK_THRESHOLD"], -(-degrees // defines["BLOCK_PIECE"]), 0)
+
+
+# [multi-gpu-memory-begin]
+def buffer_sizes(part: Partition, parts: int, defines: dict) -> dict[str, int]:
+    """Bytes of each buffer one GPU allocates for its partition. The edges are the
+    GPU's own; everything else is per vertex of the whole graph."""
+    n = part.graph.num_vertices
+    large_capacity = max(int(pieces(part.graph.degrees(), defines).sum()), 1)
+    return {
+        "offsets": 8 * (n + 1), "edges": 4 * part.num_edges,
+        "levels": 4 * n, "parents": 4 * n,
+        "small": 2 * 4 * n, "medium": 2 * 4 * n,  # two of each queue, n slots each
+        "large": 2 * 8 * large_capacity,  # pieces of 8 bytes
+        "counts": 2 * COUNTER_SET_BYTES, "path_counts": 2 * len(QUEUES) * 8,
+        "bits": 4 * ceil_div(n, 32) * parts,  # the exchange: a block of bits per GPU
+    }
+# [multi-gpu-memory-end]
 
 
 class _Gpu:
@@ -115,8 +153,7 @@ class MultiGpuBFS(GPUStep):
         self.num_gpus = len(self.devices)
         defines = tunables(device.warp_size)
         BalancedBFS._check_tunables(device, defines, max_blocks or 1)
-        self.warp_threshold = defines["WARP_THRESHOLD"]
-        self.block_threshold, self.block_piece = defines["BLOCK_THRESHOLD"], defines["BLOCK_PIECE"]
+        self.defines = defines
         self.memory_limit = memory_limit
         self.plan = partition(graph, self.num_gpus, policy)
         n = graph.num_vertices
@@ -124,16 +161,16 @@ class MultiGpuBFS(GPUStep):
 
         # What each GPU will allocate, checked against its budget before anything is.
         self.gpus = [_Gpu(k, d, p) for k, (d, p) in enumerate(zip(self.devices, self.plan.parts))]
-        sizes = [self.buffer_sizes(g.part) for g in self.gpus]
-        for g, size in zip(self.gpus, sizes):
-            self._check_budget(g, sum(size.values()))
+        sizes = [buffer_sizes(g.part, self.num_gpus, defines) for g in self.gpus]
+        for g, wanted in zip(self.gpus, sizes):
+            self._check_budget(g, sum(wanted.values()))
 
-        for g, size in zip(self.gpus, sizes):
+        for g, wanted in zip(self.gpus, sizes):
             dev = g.device
             dev.activate()  # the calls below work on the current GPU
             g.stream = self.stream if g.rank == 0 else dev.stream()
-            module = dev.compile(kernel_source(self.kernel_file), self.kernel_file,
-                                 defines=defines, headers=kernel_headers())
+            module = dev.compile(self.kernel_text(), self.kernel_file, defines=defines,
+                                 headers=kernel_headers())
             g.expand = module.get_function("multi_gpu_expand")
             g.mark = module.get_function("multi_gpu_mark")
             g.merge = module.get_function("multi_gpu_merge")
@@ -143,45 +180,38 @@ class MultiGpuBFS(GPUStep):
             if max_blocks is not None:
                 g.grid = min(g.grid, max_blocks)
             g.degrees = g.part.graph.degrees()  # out-degrees on this GPU
-            g.large_capacity = max(int(self.pieces(g.degrees).sum()), 1)
+            g.large_capacity = wanted["large"] // 16
             g.offsets = g.upload(g.part.graph.offsets)  # this GPU's edges, all vertex ids
             g.edges = g.upload(g.part.graph.targets)
-            g.levels = g.alloc(size["levels"])
-            g.parents = g.alloc(size["parents"])
-            g.queues = [{"small": g.alloc(size["small"] // 2), "medium": g.alloc(size["medium"] // 2),
-                         "large": g.alloc(size["large"] // 2)} for _ in range(2)]
-            g.counts = g.alloc(size["counts"])  # two sets of the three queue counters
-            g.bits = g.alloc(size["bits"])  # a block of `words` words per GPU
-            g.path_counts = g.alloc(size["path_counts"])
+            g.levels = g.alloc(wanted["levels"])
+            g.parents = g.alloc(wanted["parents"])
+            g.queues = [{"small": g.alloc(wanted["small"] // 2), "medium": g.alloc(wanted["medium"] // 2),
+                         "large": g.alloc(wanted["large"] // 2)} for _ in range(2)]
+            g.counts = g.alloc(wanted["counts"])  # two sets of the three queue counters
+            g.bits = g.alloc(wanted["bits"])  # a block of `words` words per GPU
+            g.path_counts = g.alloc(wanted["path_counts"])
             g.h_counts = dev.host_malloc(len(QUEUES) * COUNTER_STRIDE, np.uint32)
-            g.h_source = dev.host_malloc(2 * max(int(self.pieces(g.degrees).max(initial=1)), 1),
-                                         np.int32)
+            g.h_source = dev.host_malloc(
+                2 * max(int(pieces(g.degrees, defines).max(initial=1)), 1), np.int32)
         device.activate()
         self.levels, self.parents = self.gpus[0].levels, self.gpus[0].parents
         self.collective: Collective | None = (
             open_collective(self.devices) if self.num_gpus > 1 else None)
     # [multi-gpu-setup-end]
 
-    def pieces(self, degrees) -> np.ndarray:
-        """Pieces each vertex takes in a large queue (step 4's rule)."""
-        degrees = np.asarray(degrees, dtype=np.int64)
-        return np.where(degrees >= self.block_threshold, -(-degrees // self.block_piece), 0)
+    def kernel_text(self) -> str:
+        """The source every GPU compiles (the tests break it on purpose)."""
+        return kernel_source(self.kernel_file)
 
-    # [multi-gpu-memory-begin]
-    def buffer_sizes(self, part: Partition) -> dict[str, int]:
-        """Bytes of each buffer one GPU allocates for its partition. The edges are the
-        GPU's own; everything else is per vertex of the whole graph."""
-        n = self.graph.num_vertices
-        large_capacity = max(int(self.pieces(part.graph.degrees()).sum()), 1)
-        return {
-            "offsets": 8 * (n + 1), "edges": 4 * part.num_edges,
-            "levels": 4 * n, "parents": 4 * n,
-            "small": 2 * 4 * n, "medium": 2 * 4 * n,  # two of each queue: n slots each
-            "large": 2 * 8 * large_capacity,  # pieces of 8 bytes
-            "counts": 2 * COUNTER_SET_BYTES, "path_counts": 2 * len(QUEUES) * 8,
-            "bits": 4 * self.words * self.num_gpus,
-        }
+    @classmethod
+    def memory_per_gpu(cls, graph: CSRGraph, gpus: int, policy: str = DEFAULT_POLICY,
+                       warp_size: int = 32) -> list[int]:
+        """Bytes each of ``gpus`` GPUs would allocate for ``graph`` (no device needed)."""
+        plan = partition(graph, gpus, policy)
+        defines = cls.default_defines(warp_size)
+        return [sum(buffer_sizes(p, gpus, defines).values()) for p in plan.parts]
 
+    # [multi-gpu-budget-begin]
     def _check_budget(self, gpu: _Gpu, need: int) -> None:
         """Refuse, before allocating, a partition that does not fit its GPU's budget."""
         budget = gpu.device.total_memory
@@ -193,7 +223,7 @@ class MultiGpuBFS(GPUStep):
                 f"partition {gpu.rank} of {self.num_gpus} needs {format_size(need)} "
                 f"({format_size(4 * gpu.part.num_edges)} of it edges) on GPU {gpu.rank}, but "
                 f"{what}; use more GPUs (--gpus) or a larger --gpu-memory-limit")
-    # [multi-gpu-memory-end]
+    # [multi-gpu-budget-end]
 
     def _reset(self, source: int) -> None:
         """On every GPU: every level and parent -1, the source at level 0 and its own
@@ -213,14 +243,14 @@ class MultiGpuBFS(GPUStep):
             degree = int(g.degrees[source])
             counts = g.h_counts
             counts[:] = 0
-            if degree >= self.block_threshold:
-                pieces = int(self.pieces(g.degrees[source: source + 1])[0])
-                staged[0: 2 * pieces: 2] = source
-                staged[1: 2 * pieces: 2] = np.arange(pieces)
-                dev.memcpy_htod_async(g.queues[0]["large"].view(0, 8 * pieces), staged[:2 * pieces], s)
-                counts[2 * COUNTER_STRIDE] = pieces
+            if degree >= self.defines["BLOCK_THRESHOLD"]:
+                cut = int(pieces(g.degrees[source: source + 1], self.defines)[0])
+                staged[0: 2 * cut: 2] = source
+                staged[1: 2 * cut: 2] = np.arange(cut)
+                dev.memcpy_htod_async(g.queues[0]["large"].view(0, 8 * cut), staged[:2 * cut], s)
+                counts[2 * COUNTER_STRIDE] = cut
             elif degree > 0:
-                queue = 0 if degree < self.warp_threshold else 1  # small or medium
+                queue = 0 if degree < self.defines["WARP_THRESHOLD"] else 1  # small or medium
                 dev.memcpy_htod_async(g.queues[0][QUEUES[queue]].view(0, 4), staged[:1], s)
                 counts[queue * COUNTER_STRIDE] = 1
             # Level 0's counters are set 0 (the kernels use set level % 2).

@@ -1,0 +1,289 @@
+"""Step 8 (BFS over several GPUs) on several emulated devices at warp size 32 and 64.
+
+The step contract (tests/test_step_contract.py) runs it with its default of two
+emulated partitions; here it runs with 1, 2 and 3 partitions under every partition
+policy, on graphs with isolated vertices, several components and one-way arcs, and on a
+real graph. Levels must match scipy's exactly and parents pass Graph500's rules. Also
+here: the partition plans and their costs, the collective stand-in, the memory limit,
+a broken exchange caught, and the one-line errors (too many GPUs, no NCCL or RCCL).
+"""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from rodinia_bfs.collective import (INSTALL_HINT, InProcessCollective, NcclCollective,
+                                    RcclCollective, open_collective)
+from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker
+from rodinia_bfs.partition import POLICIES, grid_shape, master_blocks, partition
+from rodinia_bfs.runtime import get_device
+from rodinia_bfs.variants import multi_gpu
+from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
+
+from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources, edit_kernel,
+                     real_graph, sources_of)
+
+
+def directed_graph() -> CSRGraph:
+    """One-way arcs only: a random digraph on 500 vertices plus a chain 500..699 that
+    only vertex 0 leads into, and 20 vertices with no edges at all."""
+    rng = np.random.default_rng(3)
+    src, dst = list(rng.integers(0, 500, 1500)), list(rng.integers(0, 500, 1500))
+    src += [0] + list(range(500, 699))
+    dst += [500] + list(range(501, 700))
+    return CSRGraph.from_edges(src, dst, 720, directed=True, name="directed-720")
+
+
+GRAPHS = {
+    "awkward": awkward_graph,
+    "directed-720": directed_graph,
+    "hubs-30x30": lambda: grid_with_hubs(30, 30, seed=4),
+    "kronecker-10": lambda: kronecker(10, seed=5, progress=False),
+}
+
+
+def _sources(name, graph):
+    return sorted(set(sources_of(graph)) | (set(AWKWARD_SOURCES) if name == "awkward" else set()))
+
+
+# -- partition plans --------------------------------------------------------------------
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+@pytest.mark.parametrize("parts", [1, 2, 3, 4])
+def test_plan_keeps_every_edge_once(policy, parts):
+    """Every edge is owned by exactly one partition, and masters tile the vertices."""
+    graph = grid_with_hubs(20, 20, seed=1)
+    plan = partition(graph, parts, policy)
+    assert plan.num_parts == parts
+    assert [p.first_master for p in plan.parts[1:]] == [p.end_master for p in plan.parts[:-1]]
+    assert plan.parts[0].first_master == 0 and plan.parts[-1].end_master == graph.num_vertices
+    edges = np.concatenate([np.stack(p.graph.edges()) for p in plan.parts], axis=1)
+    ours = sorted(zip(*edges.tolist()))
+    assert ours == sorted(zip(*(a.tolist() for a in graph.edges())))
+    assert sum(plan.summary()["edges_per_part"]) == graph.num_edges
+
+
+def test_master_blocks_balance_edges():
+    graph = kronecker(11, seed=2, progress=False)
+    bounds = master_blocks(graph, 4)
+    per_block = np.diff(graph.offsets[bounds] + bounds)
+    total = graph.num_edges + graph.num_vertices
+    assert per_block.max() - per_block.min() <= 2 * graph.degrees().max() + 2
+    assert abs(per_block.sum() - total) == 0
+
+
+def test_policy_rules():
+    """Each policy's rule on a graph small enough to work out by hand."""
+    # Vertices 0..3 (a cycle both ways, vertex 0 a hub of the star 0 -> 1, 2, 3).
+    src = [0, 0, 0, 1, 2, 3, 1, 2, 3]
+    dst = [1, 2, 3, 0, 0, 0, 2, 3, 1]
+    graph = CSRGraph.from_edges(src, dst, 4)
+    masters = np.repeat(np.arange(2), np.diff(master_blocks(graph, 2)))
+    plan = partition(graph, 2, "oec")
+    for p in plan.parts:
+        sources, _ = p.graph.edges()
+        assert set(masters[sources]) <= {p.index}  # an edge lives with its source's master
+    hybrid = partition(graph, 2, "hvc", hub_degree=3)  # only vertex 0 is a hub
+    for p in hybrid.parts:
+        sources, targets = p.graph.edges()
+        owner = np.where(sources == 0, masters[targets], masters[sources])
+        assert set(owner) <= {p.index}
+    assert grid_shape(4) == (2, 2) and grid_shape(8) == (4, 2) and grid_shape(3) == (3, 1)
+    two_d = partition(kronecker(9, seed=1, progress=False), 4, "cvc")
+    bounds = master_blocks(kronecker(9, seed=1, progress=False), 4)
+    block = np.repeat(np.arange(4), np.diff(bounds))
+    for p in two_d.parts:
+        sources, targets = p.graph.edges()
+        assert set(block[sources] // 2) <= {p.index // 2}  # the row of its sources
+        assert set(block[targets] % 2) <= {p.index % 2}  # the column of its targets
+
+
+def test_plan_costs():
+    """Mirrors counted against a direct count; the exchange bytes follow from them."""
+    graph = grid_with_hubs(16, 16, seed=3)
+    for policy in POLICIES:
+        plan = partition(graph, 3, policy)
+        for p in plan.parts:
+            sources, targets = p.graph.edges()
+            present = set(sources.tolist()) | set(targets.tolist())
+            assert p.mirrors == len(present - set(range(p.first_master, p.end_master)))
+        words = -(-graph.num_vertices // 32)
+        assert plan.bitmap_bytes_per_level() == 3 * 2 * 4 * words
+        assert plan.queue_bytes_per_search() == 4 * plan.mirrors
+        assert plan.replication_factor == pytest.approx(1 + plan.mirrors / graph.num_vertices)
+    one = partition(graph, 1)
+    assert one.mirrors == 0 and one.bitmap_bytes_per_level() == 0
+
+
+def test_unknown_policy_and_count():
+    with pytest.raises(RodiniaBFSError, match="unknown partition policy 'zz'"):
+        partition(grid2d(3, 3), 2, "zz")
+    with pytest.raises(RodiniaBFSError, match="at least 1"):
+        partition(grid2d(3, 3), 0)
+
+
+# -- the collective stand-in --------------------------------------------------------------
+
+def test_stand_in_all_gather_and_reduce():
+    devices = [get_device("cpu") for _ in range(3)]
+    collective = open_collective(devices)
+    assert isinstance(collective, InProcessCollective)
+    words = 5
+    buffers = []
+    for k, d in enumerate(devices):
+        block = np.zeros(3 * words, np.uint32)
+        block[k * words: (k + 1) * words] = 100 * (k + 1) + np.arange(words)
+        buffers.append(d.to_device(block))
+    collective.all_gather_u32(buffers, words, [None] * 3)
+    expected = np.concatenate([100 * (k + 1) + np.arange(words) for k in range(3)])
+    for d, b in zip(devices, buffers):
+        np.testing.assert_array_equal(d.from_device(b, 3 * words, np.uint32), expected)
+    values = [np.array([-1, 4, -1, 2]), np.array([3, -1, -1, 2]), np.array([-1, -1, -1, 7])]
+    ints = [d.to_device(v.astype(np.int32)) for d, v in zip(devices, values)]
+    collective.reduce_max_i32(ints, 4, 0, [None] * 3)
+    np.testing.assert_array_equal(devices[0].from_device(ints[0], 4, np.int32), [3, 4, -1, 7])
+
+
+def test_stand_in_refuses_gpu_devices():
+    fake = SimpleNamespace(backend="cuda")
+    with pytest.raises(DeviceError, match="only for the cpu backend"):
+        InProcessCollective([fake, fake])
+
+
+# -- correct results at 1, 2 and 3 partitions --------------------------------------------
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+@pytest.mark.parametrize("gpus, policy", [(1, "oec"), (2, "oec"), (2, "hvc"), (3, "oec"),
+                                          (3, "hvc"), (4, "cvc")])
+def test_matches_independent_bfs(device, name, gpus, policy):
+    graph = GRAPHS[name]()
+    with MultiGpuBFS(device, graph, gpus=gpus, policy=policy) as step:
+        assert step.num_gpus == gpus and len(step.plan.parts) == gpus
+        check_sources(step, _sources(name, graph))
+
+
+@pytest.mark.parametrize("gpus", [2, 3])
+def test_grid_stride_with_one_block(device, gpus):
+    """One block per launch: every kernel's grid-stride loops do all the work."""
+    graph = grid_with_hubs(30, 30, seed=4)
+    with MultiGpuBFS(device, graph, gpus=gpus, policy="hvc", max_blocks=1) as step:
+        check_sources(step, sources_of(graph))
+
+
+@pytest.mark.parametrize("gpus", [2, 3])
+def test_real_graph(device, gpus):
+    graph = real_graph("social/email-Enron.mtx")
+    with MultiGpuBFS(device, graph, gpus=gpus) as step:
+        check_sources(step, [int(np.argmax(graph.degrees())), 1])
+
+
+def test_profile_splits_compute_and_exchange(device):
+    graph = grid2d(20, 15)
+    with MultiGpuBFS(device, graph, gpus=2) as step:
+        run = step.run(7, profile=True)
+        check_run(step, 7, run)
+        plain = step.run(7)
+    assert len(run.compute_times_ms) == len(run.exchange_times_ms) == run.iterations
+    assert all(t >= 0 for t in run.compute_times_ms + run.exchange_times_ms)
+    assert run.reduce_ms is not None and run.reduce_ms >= 0
+    assert plain.compute_times_ms == [] and plain.exchange_times_ms == []
+
+
+# -- the exchange matters -------------------------------------------------------------
+
+class Unmarked(MultiGpuBFS):
+    """A GPU that never tells the others what it found in its small queue."""
+
+    def kernel_text(self):
+        return edit_kernel("multi_gpu.hip", "        set_bit(bits, next_small[i]);\n", "")
+
+
+def test_missing_exchange_is_caught(device):
+    graph = grid2d(12, 12)
+    with Unmarked(device, graph, gpus=1) as step:  # alone, nothing needs exchanging
+        check_run(step, 0, step.run(0))
+    with Unmarked(device, graph, gpus=2) as step:
+        run = step.run(0)
+    with pytest.raises(AssertionError):
+        check_run(step, 0, run)
+
+
+# -- the memory limit -------------------------------------------------------------------
+
+def test_memory_limit_needs_two_gpus(device):
+    """A graph whose edges do not fit one GPU's budget runs on two."""
+    graph = kronecker(10, seed=3, progress=False)
+    [one] = MultiGpuBFS.memory_per_gpu(graph, 1, warp_size=device.warp_size)
+    two = max(MultiGpuBFS.memory_per_gpu(graph, 2, warp_size=device.warp_size))
+    assert two < one
+    limit = (one + two) // 2
+    with pytest.raises(RodiniaBFSError, match=r"partition 0 of 1 needs .* memory limit"):
+        MultiGpuBFS(device, graph, gpus=1, memory_limit=limit)
+    with MultiGpuBFS(device, graph, gpus=2, memory_limit=limit) as step:
+        check_sources(step, [int(np.argmax(graph.degrees()))])
+
+
+# -- one-line errors ----------------------------------------------------------------------
+
+class FakeGpu(SimpleNamespace):
+    backend = "cuda"
+
+    def activate(self):
+        pass
+
+
+def test_more_gpus_than_visible(monkeypatch):
+    """The count is checked by opening the devices; the error says how many there are."""
+    def fake_get_device(backend, device_id=0):
+        if device_id >= 2:
+            raise DeviceError(f"no NVIDIA GPU {device_id}: cuDeviceGetCount found 2")
+        return FakeGpu(device_id=device_id)
+
+    monkeypatch.setattr(multi_gpu, "get_device", fake_get_device)
+    first = FakeGpu(device_id=0)
+    with pytest.raises(DeviceError, match=r"--gpus 3: only 2 cuda GPU\(s\) are visible"):
+        multi_gpu.open_devices(first, 3)
+    assert [d.device_id for d in multi_gpu.open_devices(first, 2)] == [0, 1]
+    assert [d.device_id for d in multi_gpu.open_devices(first, None)] == [0, 1]
+    with pytest.raises(RodiniaBFSError, match="at least 1"):
+        multi_gpu.open_devices(first, 0)
+
+
+def test_missing_collective_library_says_what_to_install():
+    fakes = [FakeGpu(device_id=0), FakeGpu(device_id=1)]
+    try:  # where NCCL is installed, its absence cannot be shown
+        from nccl.bindings import nccl
+        nccl.get_version()
+    except Exception:
+        with pytest.raises(RodiniaBFSError) as caught:
+            NcclCollective(fakes)
+        assert INSTALL_HINT["cuda"] in str(caught.value) and "\n" not in str(caught.value)
+    try:
+        from hip import rccl  # noqa: F401
+    except Exception:
+        with pytest.raises(RodiniaBFSError) as caught:
+            RcclCollective(fakes)
+        assert INSTALL_HINT["hip"] in str(caught.value)
+
+
+def test_cli_errors_are_one_line(tmp_path):
+    from rodinia_bfs.cli import main
+
+    graph = tmp_path / "g.mtx"
+    graph.write_text("%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n")
+    import subprocess
+    import sys
+
+    for extra, message in [(["--gpus", "0"], "at least 1"),
+                           (["--gpu-memory-limit", "100"], "memory limit is 100 bytes")]:
+        proc = subprocess.run([sys.executable, "-m", "rodinia_bfs", "run", str(graph), "--variant",
+                               "multi_gpu", "--backend", "cpu", *extra],
+                              capture_output=True, text=True)
+        assert proc.returncode != 0, proc.stdout
+        assert message in proc.stderr and "Traceback" not in proc.stderr
+        assert len(proc.stderr.strip().splitlines()) == 1
+    assert main(["run", str(graph), "--variant", "multi_gpu", "--backend", "cpu", "--gpus", "3",
+                 "--validate"]) == 0
