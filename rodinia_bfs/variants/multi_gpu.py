@@ -68,7 +68,9 @@ def open_devices(first: Device, gpus: int | None) -> list[Device]:
 def format_size(nbytes: float) -> str:
     if nbytes >= 2**30:
         return f"{nbytes / 2**30:.2f} GiB"
-    return f"{nbytes / 2**20:.1f} MiB" if nbytes >= 2**20 else f"{int(nbytes)} bytes"
+    if nbytes >= 2**20:
+        return f"{nbytes / 2**20:.1f} MiB"
+    return f"{nbytes / 2**10:.1f} KiB" if nbytes >= 2**10 else f"{int(nbytes)} bytes"
 
 
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
