@@ -7,10 +7,12 @@
 //   multi_gpu_expand  top-down over the GPU's frontier queues, with step 4's gathers
 //                     (frontier.h): a thread, a warp or a block per vertex by degree;
 //   multi_gpu_mark    the vertices this GPU discovered, as bits of its block of the
-//                     exchange bitmap;
-//   -- all-gather of the bitmaps (NCCL / RCCL): every GPU gets every GPU's bits --
+//                     exchange bitmap (or as ids for the GPUs that hold them);
+//   -- all-gather of the bitmaps (NCCL / RCCL): every GPU gets every GPU's bits
+//      (or: a group of send/receive pairs of the id lists) --
 //   multi_gpu_merge   the vertices the others discovered: set their level here, and
-//                     queue those this GPU has edges of for the next level.
+//                     queue those this GPU has edges of for the next level
+//                     (multi_gpu_merge_list for the id lists).
 //
 // The queue lengths live in device memory, so the host never needs them to size a
 // launch: each kernel runs on a fixed grid and strides over what is there. The host
@@ -51,37 +53,66 @@ multi_gpu_expand(const edge_t* offsets, const vertex_t* edges, level_t* levels,
 // [multi-gpu-expand-end]
 
 // [multi-gpu-mark-begin]
-__device__ inline void set_bit(bfs_u32* bits, vertex_t v)
+__device__ inline bfs_u32 has_bit(const bfs_u32* bits, vertex_t v)
 {
-    atomicOr(&bits[v / 32], 1u << (v % 32));
+    return (bits[v / 32] >> (v % 32)) & 1u;
 }
 
-// What this GPU discovered at this level (its next queues, as the expand left them):
-// one bit per vertex in `bits`, its own block of the exchange buffer, which the last
-// merge left zeroed. A large vertex is in its queue once per piece: piece 0 marks it.
+// What this GPU discovered at this level (its next queues, as the expand left them),
+// published for the exchange. For the bitmap exchange: one bit per vertex in `bits`,
+// this GPU's block of the exchange buffer, which the last merge left zeroed. For the
+// queue exchange (`lists` set): the vertex id, appended to the send list of every
+// other GPU that holds a copy of the vertex (`holds`: a bitmap per GPU, `capacity`
+// ids per send list). A large vertex is in its queue once per piece: piece 0 counts.
+__device__ inline void publish(vertex_t v, bfs_u32 lists, bfs_u32* bits, const bfs_u32* holds,
+                               bfs_u32 words, bfs_u32 parts, bfs_u32 rank, vertex_t* send,
+                               bfs_u32* send_counts, bfs_u32 capacity)
+{
+    if (!lists) {
+        atomicOr(&bits[v / 32], 1u << (v % 32));
+        return;
+    }
+    for (bfs_u32 q = 0; q < parts; q++) {
+        if (q != rank && has_bit(holds + (bfs_u64)q * words, v))
+            send[(bfs_u64)q * capacity + atomicAdd(&send_counts[q], 1u)] = v;
+    }
+}
+
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 multi_gpu_mark(const vertex_t* next_small, const vertex_t* next_medium,
-               const Piece* next_large, bfs_u32* counts, level_t next_level, bfs_u32* bits)
+               const Piece* next_large, bfs_u32* counts, level_t next_level, bfs_u32 lists,
+               bfs_u32* bits, const bfs_u32* holds, bfs_u32 words, bfs_u32 parts, bfs_u32 rank,
+               vertex_t* send, bfs_u32* send_counts, bfs_u32 capacity)
 {
     const bfs_u32* found = counter_set(counts, next_level);
     const bfs_u32 stride = gridDim.x * BLOCK_SIZE;
     const bfs_u32 first = blockIdx.x * BLOCK_SIZE + threadIdx.x;
     for (bfs_u32 i = first; i < found[SMALL * COUNTER_STRIDE]; i += stride)
-        set_bit(bits, next_small[i]);
+        publish(next_small[i], lists, bits, holds, words, parts, rank, send, send_counts, capacity);
     for (bfs_u32 i = first; i < found[MEDIUM * COUNTER_STRIDE]; i += stride)
-        set_bit(bits, next_medium[i]);
+        publish(next_medium[i], lists, bits, holds, words, parts, rank, send, send_counts, capacity);
     for (bfs_u32 i = first; i < found[LARGE * COUNTER_STRIDE]; i += stride)
-        if (next_large[i].index == 0) set_bit(bits, next_large[i].vertex);
+        if (next_large[i].index == 0)
+            publish(next_large[i].vertex, lists, bits, holds, words, parts, rank, send,
+                    send_counts, capacity);
 }
 // [multi-gpu-mark-end]
 
 // [multi-gpu-merge-begin]
+// Vertex v was discovered at this level by another GPU: it takes its level here too
+// (its parent is known only there: the host combines the parents at the end), and
+// joins this GPU's next frontier if this GPU has edges out of it. If this GPU found v
+// itself, v is in its queues already and the claim fails.
+__device__ inline void take(const Level& L, vertex_t v)
+{
+    if (atomicCAS(&L.levels[v], -1, L.next_level) == -1) {
+        const edge_t degree = L.offsets[v + 1] - L.offsets[v];
+        if (degree > 0) enqueue(L, v, degree);
+    }
+}
+
 // After the all-gather, `bits` holds every GPU's block of `words` words, GPU `rank`'s
-// own among them. A vertex another GPU discovered takes its level here too (its
-// parent is known only there: the host combines the parents at the end), and joins
-// this GPU's next frontier if this GPU has edges out of it. What this GPU discovered
-// itself is in its queues already, and its level set. Its block is zeroed for the
-// next level's mark.
+// own among them. Its own block is zeroed for the next level's mark.
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 multi_gpu_merge(const edge_t* offsets, level_t* levels, bfs_u32* bits, bfs_u32 words,
                 bfs_u32 parts, bfs_u32 rank, vertex_t* next_small, vertex_t* next_medium,
@@ -100,14 +131,31 @@ multi_gpu_merge(const edge_t* offsets, level_t* levels, bfs_u32* bits, bfs_u32 w
             if (q != rank) others |= bits[(bfs_u64)q * words + w];
         bits[(bfs_u64)rank * words + w] = 0;
         while (others != 0) {
-            const vertex_t v = (vertex_t)(w * 32 + (__ffs(others) - 1));
+            take(L, (vertex_t)(w * 32 + (__ffs(others) - 1)));
             others &= others - 1;  // the lowest set bit, done
-            if (atomicCAS(&levels[v], -1, next_level) == -1) {
-                const edge_t degree = offsets[v + 1] - offsets[v];
-                if (degree > 0) enqueue(L, v, degree);
-            }
         }
     }
     copy_out(L);
 }
 // [multi-gpu-merge-end]
+
+// [multi-gpu-merge-list-begin]
+// The queue exchange's merge: the ids the other GPUs sent here, `received` of them.
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
+multi_gpu_merge_list(const edge_t* offsets, level_t* levels, const vertex_t* list,
+                     bfs_u32 received, vertex_t* next_small, vertex_t* next_medium,
+                     Piece* next_large, bfs_u32* counts, level_t next_level,
+                     bfs_u64* path_counts)
+{
+    __shared__ LocalQueues local;
+    if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
+    __syncthreads();
+
+    const Level L = {offsets, 0, levels, 0, next_level, next_small, next_medium, next_large,
+                     counter_set(counts, next_level), &local, path_counts};
+    for (bfs_u32 i = blockIdx.x * BLOCK_SIZE + threadIdx.x; i < received;
+         i += gridDim.x * BLOCK_SIZE)
+        take(L, list[i]);
+    copy_out(L);
+}
+// [multi-gpu-merge-list-end]

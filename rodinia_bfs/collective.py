@@ -58,8 +58,22 @@ class Collective(ABC):
         """In-place ``ncclReduce`` with ``ncclMax``: ``buffers[root]`` gets the element-wise
         maximum of the first ``count`` int32 of every rank's buffer."""
 
+    @abstractmethod
+    def send_recv_i32(self, sends: Sequence[DeviceBuffer], counts: np.ndarray, capacity: int,
+                      recvs: Sequence[DeviceBuffer], streams: Sequence[Stream]) -> None:
+        """``ncclSend`` / ``ncclRecv`` pairs in one group: rank ``p`` sends ``counts[p, q]``
+        int32 from ``sends[p]`` at ``q * capacity`` to rank ``q``, which receives them into
+        ``recvs[q]`` after those of the ranks before ``p`` (:func:`receive_offsets`)."""
+
     def close(self) -> None:
         """Destroy the communicators (``ncclCommDestroy``)."""
+
+
+def receive_offsets(counts: np.ndarray) -> np.ndarray:
+    """Where rank ``q`` receives rank ``p``'s ids: ``offsets[p, q]`` ints into its buffer."""
+    offsets = np.zeros_like(counts)
+    offsets[1:] = np.cumsum(counts[:-1], axis=0)
+    return offsets
 
 
 # [collective-stand-in-begin]
@@ -85,6 +99,13 @@ class InProcessCollective(Collective):
         arrays = [d.from_device(b, count, np.int32) for d, b in zip(self.devices, buffers)]
         self.devices[root].memcpy_htod(buffers[root].view(0, 4 * count),
                                        np.maximum.reduce(arrays))
+
+    def send_recv_i32(self, sends, counts, capacity, recvs, streams) -> None:
+        at = receive_offsets(counts)
+        for p, q in zip(*np.nonzero(counts)):
+            p, q = int(p), int(q)
+            ctypes.memmove(recvs[q].ptr + 4 * int(at[p, q]), sends[p].ptr + 4 * capacity * q,
+                           4 * int(counts[p, q]))
 # [collective-stand-in-end]
 
 
@@ -104,8 +125,8 @@ class NcclCollective(Collective):
         self._nccl = nccl
         self._u32, self._i32 = int(nccl.DataType.Uint32), int(nccl.DataType.Int32)
         self._max = int(nccl.RedOp.Max)
-        self._comms = self._call("ncclCommInitAll", nccl.comm_init_all, len(self.devices),
-                                 [d.device_id for d in self.devices])
+        self._comms = list(self._call("ncclCommInitAll", nccl.comm_init_all, len(self.devices),
+                                      [d.device_id for d in self.devices]))
 
     def _call(self, what: str, fn, *args):
         try:
@@ -135,6 +156,19 @@ class NcclCollective(Collective):
         self._grouped("ncclReduce", lambda k: nccl.reduce(
             buffers[k].ptr, buffers[k].ptr, count, self._i32, self._max, root,
             self._comms[k], int(streams[k].handle)))
+
+    def send_recv_i32(self, sends, counts, capacity, recvs, streams) -> None:
+        nccl, at = self._nccl, receive_offsets(counts)
+
+        def pairs(k):  # rank k's sends, then its receives
+            for q in np.nonzero(counts[k])[0]:
+                nccl.send(sends[k].ptr + 4 * capacity * int(q), int(counts[k, q]), self._i32, int(q),
+                          self._comms[k], int(streams[k].handle))
+            for p in np.nonzero(counts[:, k])[0]:
+                nccl.recv(recvs[k].ptr + 4 * int(at[p, k]), int(counts[p, k]), self._i32, int(p),
+                          self._comms[k], int(streams[k].handle))
+
+        self._grouped("ncclSend/ncclRecv", pairs)
 
     def close(self) -> None:
         while self._comms:
@@ -186,6 +220,23 @@ class RcclCollective(Collective):
         self._grouped("ncclReduce", lambda k: rccl.ncclReduce(
             buffers[k].ptr, buffers[k].ptr, count, rccl.ncclDataType_t.ncclInt32,
             rccl.ncclRedOp_t.ncclMax, root, self._comms[k], streams[k].handle))
+
+    def send_recv_i32(self, sends, counts, capacity, recvs, streams) -> None:
+        rccl, at = self._rccl, receive_offsets(counts)
+        int32 = rccl.ncclDataType_t.ncclInt32
+
+        def pairs(k):  # rank k's sends, then its receives
+            for q in np.nonzero(counts[k])[0]:
+                self._check(rccl.ncclSend(sends[k].ptr + 4 * capacity * int(q), int(counts[k, q]),
+                                          int32, int(q), self._comms[k], streams[k].handle),
+                            "ncclSend")
+            for p in np.nonzero(counts[:, k])[0]:
+                self._check(rccl.ncclRecv(recvs[k].ptr + 4 * int(at[p, k]), int(counts[p, k]),
+                                          int32, int(p), self._comms[k], streams[k].handle),
+                            "ncclRecv")
+            return (rccl.ncclResult_t.ncclSuccess,)
+
+        self._grouped("ncclSend/ncclRecv", pairs)
 
     def close(self) -> None:
         while self._comms:

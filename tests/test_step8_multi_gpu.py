@@ -147,6 +147,22 @@ def test_stand_in_all_gather_and_reduce():
     np.testing.assert_array_equal(devices[0].from_device(ints[0], 4, np.int32), [3, 4, -1, 7])
 
 
+def test_stand_in_send_recv():
+    devices = [get_device("cpu") for _ in range(3)]
+    collective = open_collective(devices)
+    capacity = 4
+    sends = []
+    for p, d in enumerate(devices):  # rank p sends p*10+q+[0..] to q
+        lists = np.array([[10 * p + q + 100 * i for i in range(capacity)] for q in range(3)])
+        sends.append(d.to_device(lists.astype(np.int32).ravel()))
+    counts = np.array([[0, 2, 1], [3, 0, 0], [1, 1, 0]])
+    recvs = [d.malloc(4 * 2 * capacity) for d in devices]
+    collective.send_recv_i32(sends, counts, capacity, recvs, [None] * 3)
+    got = [d.from_device(b, int(counts[:, q].sum()), np.int32).tolist()
+           for q, (d, b) in enumerate(zip(devices, recvs))]
+    assert got == [[10, 110, 210, 20], [1, 101, 21], [2]]
+
+
 def test_stand_in_refuses_gpu_devices():
     fake = SimpleNamespace(backend="cuda")
     with pytest.raises(DeviceError, match="only for the cpu backend"):
@@ -156,28 +172,50 @@ def test_stand_in_refuses_gpu_devices():
 # -- correct results at 1, 2 and 3 partitions --------------------------------------------
 
 @pytest.mark.parametrize("name", sorted(GRAPHS))
-@pytest.mark.parametrize("gpus, policy", [(1, "oec"), (2, "oec"), (2, "hvc"), (3, "oec"),
-                                          (3, "hvc"), (4, "cvc")])
-def test_matches_independent_bfs(device, name, gpus, policy):
+@pytest.mark.parametrize("gpus, policy, exchange", [
+    (1, "oec", "bitmap"), (2, "oec", "bitmap"), (2, "hvc", "queue"), (3, "oec", "queue"),
+    (3, "hvc", "bitmap"), (4, "cvc", "bitmap"), (4, "cvc", "queue")])
+def test_matches_independent_bfs(device, name, gpus, policy, exchange):
     graph = GRAPHS[name]()
-    with MultiGpuBFS(device, graph, gpus=gpus, policy=policy) as step:
+    with MultiGpuBFS(device, graph, gpus=gpus, policy=policy, exchange=exchange) as step:
         assert step.num_gpus == gpus and len(step.plan.parts) == gpus
         check_sources(step, _sources(name, graph))
 
 
 @pytest.mark.parametrize("gpus", [2, 3])
-def test_grid_stride_with_one_block(device, gpus):
+@pytest.mark.parametrize("exchange", ["bitmap", "queue"])
+def test_grid_stride_with_one_block(device, gpus, exchange):
     """One block per launch: every kernel's grid-stride loops do all the work."""
     graph = grid_with_hubs(30, 30, seed=4)
-    with MultiGpuBFS(device, graph, gpus=gpus, policy="hvc", max_blocks=1) as step:
+    with MultiGpuBFS(device, graph, gpus=gpus, policy="hvc", exchange=exchange,
+                     max_blocks=1) as step:
         check_sources(step, sources_of(graph))
 
 
 @pytest.mark.parametrize("gpus", [2, 3])
-def test_real_graph(device, gpus):
+@pytest.mark.parametrize("exchange", ["bitmap", "queue"])
+def test_real_graph(device, gpus, exchange):
     graph = real_graph("social/email-Enron.mtx")
-    with MultiGpuBFS(device, graph, gpus=gpus) as step:
+    with MultiGpuBFS(device, graph, gpus=gpus, exchange=exchange) as step:
         check_sources(step, [int(np.argmax(graph.degrees())), 1])
+
+
+def test_queue_exchange_sends_to_holders_only(device):
+    """The queue exchange sends a vertex only to the GPUs holding a copy of it: on a
+    graph of two components each on its own GPU, nothing crosses."""
+    left = grid2d(8, 8)
+    both = CSRGraph.from_edges(np.r_[left.edges()[0], left.edges()[0] + 64],
+                               np.r_[left.edges()[1], left.edges()[1] + 64], 128)
+    with MultiGpuBFS(device, both, gpus=2, exchange="queue") as step:
+        assert [p.mirrors for p in step.plan.parts] == [0, 0]
+        check_run(step, 3, step.run(3))
+        assert all(g.received == 0 for g in step.gpus)
+        check_run(step, 70, step.run(70))
+
+
+def test_unknown_exchange(device):
+    with pytest.raises(RodiniaBFSError, match="unknown exchange 'mail'"):
+        MultiGpuBFS(device, grid2d(3, 3), exchange="mail")
 
 
 def test_profile_splits_compute_and_exchange(device):
@@ -198,17 +236,19 @@ class Unmarked(MultiGpuBFS):
     """A GPU that never tells the others what it found in its small queue."""
 
     def kernel_text(self):
-        return edit_kernel("multi_gpu.hip", "        set_bit(bits, next_small[i]);\n", "")
+        return edit_kernel("multi_gpu.hip", "        publish(next_small[i], lists, bits, holds, words, "
+                           "parts, rank, send, send_counts, capacity);\n", "")
 
 
 def test_missing_exchange_is_caught(device):
     graph = grid2d(12, 12)
     with Unmarked(device, graph, gpus=1) as step:  # alone, nothing needs exchanging
         check_run(step, 0, step.run(0))
-    with Unmarked(device, graph, gpus=2) as step:
-        run = step.run(0)
-    with pytest.raises(AssertionError):
-        check_run(step, 0, run)
+    for exchange in ("bitmap", "queue"):
+        with Unmarked(device, graph, gpus=2, exchange=exchange) as step:
+            run = step.run(0)
+        with pytest.raises(AssertionError):
+            check_run(step, 0, run)
 
 
 # -- the memory limit -------------------------------------------------------------------

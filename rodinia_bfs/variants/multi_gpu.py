@@ -35,6 +35,11 @@ from rodinia_bfs.variants.base import GPUStep, LevelTimer
 #: Emulated devices the cpu backend uses when no GPU count is given: enough to exchange.
 CPU_DEFAULT_GPUS = 2
 
+#: How GPUs tell each other what they discovered: ``bitmap`` (an all-gather of a bit per
+#: vertex) or ``queue`` (send/receive pairs of vertex ids, to the GPUs that hold them).
+EXCHANGES = ("bitmap", "queue")
+DEFAULT_EXCHANGE = "bitmap"
+
 #: Bytes of one set of queue counters on the device.
 COUNTER_SET_BYTES = len(QUEUES) * COUNTER_STRIDE * 4
 
@@ -93,19 +98,26 @@ def pieces(degrees, defines: dict) -> np.ndarray:
 
 
 # [multi-gpu-memory-begin]
-def buffer_sizes(part: Partition, parts: int, defines: dict) -> dict[str, int]:
+def buffer_sizes(part: Partition, parts: int, defines: dict,
+                 exchange: str = DEFAULT_EXCHANGE) -> dict[str, int]:
     """Bytes of each buffer one GPU allocates for its partition. The edges are the
     GPU's own; everything else is per vertex of the whole graph."""
     n = part.graph.num_vertices
     large_capacity = max(int(pieces(part.graph.degrees(), defines).sum()), 1)
-    return {
+    bitmap = 4 * ceil_div(n, 32) * parts  # a block of one bit per vertex for each GPU
+    sizes = {
         "offsets": 8 * (n + 1), "edges": 4 * part.num_edges,
         "levels": 4 * n, "parents": 4 * n,
         "small": 2 * 4 * n, "medium": 2 * 4 * n,  # two of each queue, n slots each
         "large": 2 * 8 * large_capacity,  # pieces of 8 bytes
         "counts": 2 * COUNTER_SET_BYTES, "path_counts": 2 * len(QUEUES) * 8,
-        "bits": 4 * ceil_div(n, 32) * parts,  # the exchange: a block of bits per GPU
+        "send_counts": 4 * parts,
     }
+    if exchange == "bitmap":
+        sizes["bits"] = bitmap  # what each GPU discovered, gathered
+    else:  # which vertices each GPU holds; n ids to each GPU, from each other GPU
+        sizes.update(holds=bitmap, send=4 * n * parts, recv=4 * n * max(parts - 1, 1))
+    return sizes
 # [multi-gpu-memory-end]
 
 
@@ -146,7 +158,10 @@ class MultiGpuBFS(GPUStep):
     # [multi-gpu-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, gpus: int | None = None,
                  policy: str = DEFAULT_POLICY, memory_limit: int | None = None,
-                 max_blocks: int | None = None, devices: list[Device] | None = None):
+                 exchange: str = DEFAULT_EXCHANGE, max_blocks: int | None = None,
+                 devices: list[Device] | None = None):
+        if exchange not in EXCHANGES:
+            raise RodiniaBFSError(f"unknown exchange {exchange!r}; choose {' or '.join(EXCHANGES)}")
         device.activate()
         super().__init__(device, graph)
         self.devices = devices if devices is not None else open_devices(device, gpus)
@@ -156,6 +171,7 @@ class MultiGpuBFS(GPUStep):
         defines = tunables(device.warp_size)
         BalancedBFS._check_tunables(device, defines, max_blocks or 1)
         self.defines = defines
+        self.exchange = exchange
         self.memory_limit = memory_limit
         self.plan = partition(graph, self.num_gpus, policy)
         n = graph.num_vertices
@@ -163,7 +179,8 @@ class MultiGpuBFS(GPUStep):
 
         # What each GPU will allocate, checked against its budget before anything is.
         self.gpus = [_Gpu(k, d, p) for k, (d, p) in enumerate(zip(self.devices, self.plan.parts))]
-        sizes = [buffer_sizes(g.part, self.num_gpus, defines) for g in self.gpus]
+        sizes = [buffer_sizes(g.part, self.num_gpus, defines, exchange) for g in self.gpus]
+        holds = self._holds() if exchange == "queue" and self.num_gpus > 1 else None
         for g, wanted in zip(self.gpus, sizes):
             self._check_budget(g, sum(wanted.values()))
 
@@ -176,6 +193,7 @@ class MultiGpuBFS(GPUStep):
             g.expand = module.get_function("multi_gpu_expand")
             g.mark = module.get_function("multi_gpu_mark")
             g.merge = module.get_function("multi_gpu_merge")
+            g.merge_list = module.get_function("multi_gpu_merge_list")
             # A fixed grid of as many blocks as the GPU runs at once: the kernels
             # stride over queues whose lengths only the device knows.
             g.grid = max(1, dev.cooperative_grid(g.expand, BLOCK_SIZE))
@@ -190,8 +208,14 @@ class MultiGpuBFS(GPUStep):
             g.queues = [{"small": g.alloc(wanted["small"] // 2), "medium": g.alloc(wanted["medium"] // 2),
                          "large": g.alloc(wanted["large"] // 2)} for _ in range(2)]
             g.counts = g.alloc(wanted["counts"])  # two sets of the three queue counters
-            g.bits = g.alloc(wanted["bits"])  # a block of `words` words per GPU
             g.path_counts = g.alloc(wanted["path_counts"])
+            g.send_counts = g.alloc(wanted["send_counts"])
+            g.h_send_counts = dev.host_malloc(self.num_gpus, np.uint32)
+            if exchange == "bitmap":
+                g.bits = g.alloc(wanted["bits"])  # a block of `words` words per GPU
+            else:
+                g.holds = g.upload(holds) if holds is not None else g.alloc(wanted["holds"])
+                g.send, g.recv = g.alloc(wanted["send"]), g.alloc(wanted["recv"])
             g.h_counts = dev.host_malloc(len(QUEUES) * COUNTER_STRIDE, np.uint32)
             g.h_source = dev.host_malloc(
                 2 * max(int(pieces(g.degrees, defines).max(initial=1)), 1), np.int32)
@@ -201,17 +225,28 @@ class MultiGpuBFS(GPUStep):
             open_collective(self.devices) if self.num_gpus > 1 else None)
     # [multi-gpu-setup-end]
 
+    def _holds(self) -> np.ndarray:
+        """For the queue exchange: one bitmap per GPU of the vertices it holds a copy of
+        (an end of one of its edges), as the 32-bit words the kernels read."""
+        words = []
+        for part in self.plan.parts:
+            present = np.zeros(32 * self.words, dtype=bool)
+            present[part.graph.targets] = True
+            present[: part.graph.num_vertices][part.graph.degrees() > 0] = True
+            words.append(np.packbits(present, bitorder="little").view(np.uint32))
+        return np.concatenate(words)
+
     def kernel_text(self) -> str:
         """The source every GPU compiles (the tests break it on purpose)."""
         return kernel_source(self.kernel_file)
 
     @classmethod
     def memory_per_gpu(cls, graph: CSRGraph, gpus: int, policy: str = DEFAULT_POLICY,
-                       warp_size: int = 32) -> list[int]:
+                       warp_size: int = 32, exchange: str = DEFAULT_EXCHANGE) -> list[int]:
         """Bytes each of ``gpus`` GPUs would allocate for ``graph`` (no device needed)."""
         plan = partition(graph, gpus, policy)
         defines = cls.default_defines(warp_size)
-        return [sum(buffer_sizes(p, gpus, defines).values()) for p in plan.parts]
+        return [sum(buffer_sizes(p, gpus, defines, exchange).values()) for p in plan.parts]
 
     # [multi-gpu-budget-begin]
     def _check_budget(self, gpu: _Gpu, need: int) -> None:
@@ -237,7 +272,8 @@ class MultiGpuBFS(GPUStep):
             dev.memset(g.levels, 0xFF, stream=s)
             dev.memset(g.parents, 0xFF, stream=s)
             dev.memset(g.counts, 0, stream=s)
-            dev.memset(g.bits, 0, stream=s)
+            if self.exchange == "bitmap":
+                dev.memset(g.bits, 0, stream=s)
             dev.memset(g.levels.view(4 * source, 4), 0, stream=s)
             staged = g.h_source
             staged[0] = source
@@ -265,13 +301,13 @@ class MultiGpuBFS(GPUStep):
         profile = bool(timer.marks)
         split = []  # per level: (compute ms, exchange ms), the slowest GPU's
         enqueued = [0] * len(gpus)
-        pieces = [0] * len(gpus)
+        pieces_in = [0] * len(gpus)
 
         # [multi-gpu-host-loop-begin]
         level = 0
         while True:
             current, following = level % 2, (level + 1) % 2
-            for g in gpus:  # 1. expand (and mark) on every GPU, without waiting
+            for g in gpus:  # 1. expand and publish on every GPU, without waiting
                 g.device.activate()
                 g.events = self._event(g, profile)
                 next_counts = g.counts.view(following * COUNTER_SET_BYTES, COUNTER_SET_BYTES)
@@ -282,27 +318,21 @@ class MultiGpuBFS(GPUStep):
                     nq["small"], nq["medium"], nq["large"], g.counts, np.int32(level + 1),
                     g.path_counts), stream=g.stream)
                 if exchange:
-                    g.device.launch(g.mark, g.grid, BLOCK_SIZE, (
-                        nq["small"], nq["medium"], nq["large"], g.counts, np.int32(level + 1),
-                        g.bits.view(4 * self.words * g.rank, 4 * self.words)), stream=g.stream)
+                    self._publish(g, nq, level + 1)
                 g.events += self._event(g, profile)
-            if exchange:  # 2. one collective: every GPU gets every GPU's bits
-                self.collective.all_gather_u32([g.bits for g in gpus], self.words,
-                                               [g.stream for g in gpus])
+            if exchange:  # 2. one collective: every GPU learns what the others found
+                self._exchange()
             for g in gpus:  # 3. merge what the others found; read the counters back
                 g.device.activate()
                 g.events += self._event(g, profile)
                 if exchange:
-                    nq = g.queues[following]
-                    g.device.launch(g.merge, g.grid, BLOCK_SIZE, (
-                        g.offsets, g.levels, g.bits, np.uint32(self.words),
-                        np.uint32(self.num_gpus), np.uint32(g.rank), nq["small"], nq["medium"],
-                        nq["large"], g.counts, np.int32(level + 1), g.path_counts), stream=g.stream)
+                    self._merge(g, g.queues[following], level + 1)
                 g.events += self._event(g, profile)
                 g.device.memcpy_dtoh_async(
                     g.h_counts, g.counts.view(following * COUNTER_SET_BYTES, COUNTER_SET_BYTES),
                     g.stream)
             for g in gpus:
+                g.device.activate()
                 g.stream.synchronize()  # h_counts holds the next queues' lengths
             self.devices[0].activate()
             timer.end_level()
@@ -315,9 +345,10 @@ class MultiGpuBFS(GPUStep):
                 found += small + medium + large
                 # Each vertex enters a GPU's queues once per BFS: more is a broken kernel.
                 enqueued[k] += small + medium
-                pieces[k] += large
+                pieces_in[k] += large
                 self._runaway_guard(level, enqueued[k], n, f"vertices enqueued on GPU {k}")
-                self._runaway_guard(level, pieces[k], g.large_capacity, f"pieces enqueued on GPU {k}")
+                self._runaway_guard(level, pieces_in[k], g.large_capacity,
+                                    f"pieces enqueued on GPU {k}")
             if found == 0:
                 break  # no GPU discovered anything: the search is over
         # [multi-gpu-host-loop-end]
@@ -327,6 +358,9 @@ class MultiGpuBFS(GPUStep):
             reduce_events = self._event(gpus[0], profile)
             self.collective.reduce_max_i32([g.parents for g in gpus], n, 0,
                                            [g.stream for g in gpus])
+            if self.exchange == "queue":  # a GPU knows the levels of what it holds only
+                self.collective.reduce_max_i32([g.levels for g in gpus], n, 0,
+                                               [g.stream for g in gpus])
             for g in gpus:
                 g.device.activate()
                 g.stream.synchronize()
@@ -338,6 +372,56 @@ class MultiGpuBFS(GPUStep):
         outcome.compute_times_ms = [c for c, _ in split]
         outcome.exchange_times_ms = [x for _, x in split]
         return outcome
+
+    # [multi-gpu-exchange-begin]
+    def _publish(self, g: _Gpu, nq: dict, next_level: int) -> None:
+        """Queue the kernel that publishes what GPU ``g`` discovered: bits of its block
+        of the bitmap, or ids in a send list per GPU that holds them."""
+        lists = self.exchange == "queue"
+        if lists:
+            g.device.memset(g.send_counts, 0, stream=g.stream)
+            targets = (g.holds, g.holds, g.send)
+        else:  # its own block of the bitmap (the other pointers are not read)
+            own = g.bits.view(4 * self.words * g.rank, 4 * self.words)
+            targets = (own, g.bits, g.send_counts)
+        g.device.launch(g.mark, g.grid, BLOCK_SIZE, (
+            nq["small"], nq["medium"], nq["large"], g.counts, np.int32(next_level),
+            np.uint32(lists), *targets[:2], np.uint32(self.words), np.uint32(self.num_gpus),
+            np.uint32(g.rank), targets[2], g.send_counts, np.uint32(self.graph.num_vertices)),
+            stream=g.stream)
+
+    def _exchange(self) -> None:
+        """The one collective of a level. The queue exchange first needs the lengths of
+        the send lists on the host: the receivers must know how much comes."""
+        gpus, streams = self.gpus, [g.stream for g in self.gpus]
+        if self.exchange == "bitmap":
+            self.collective.all_gather_u32([g.bits for g in gpus], self.words, streams)
+            return
+        for g in gpus:
+            g.device.activate()
+            g.device.memcpy_dtoh_async(g.h_send_counts, g.send_counts, g.stream)
+        for g in gpus:
+            g.device.activate()
+            g.stream.synchronize()
+        counts = np.array([g.h_send_counts for g in gpus], dtype=np.int64)  # [from, to]
+        for k, g in enumerate(gpus):
+            g.received = int(counts[:, k].sum())
+        n = self.graph.num_vertices
+        self.collective.send_recv_i32([g.send for g in gpus], counts, n,
+                                      [g.recv for g in gpus], streams)
+
+    def _merge(self, g: _Gpu, nq: dict, next_level: int) -> None:
+        """Queue the merge of what the other GPUs found, on GPU ``g``."""
+        tail = (nq["small"], nq["medium"], nq["large"], g.counts, np.int32(next_level),
+                g.path_counts)
+        if self.exchange == "bitmap":
+            g.device.launch(g.merge, g.grid, BLOCK_SIZE, (
+                g.offsets, g.levels, g.bits, np.uint32(self.words), np.uint32(self.num_gpus),
+                np.uint32(g.rank), *tail), stream=g.stream)
+        elif g.received:
+            g.device.launch(g.merge_list, g.grid, BLOCK_SIZE, (
+                g.offsets, g.levels, g.recv, np.uint32(g.received), *tail), stream=g.stream)
+    # [multi-gpu-exchange-end]
 
     @staticmethod
     def _event(g: _Gpu, profile: bool) -> list:
