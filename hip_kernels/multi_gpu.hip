@@ -88,9 +88,11 @@ multi_gpu_mark(const vertex_t* next_small, const vertex_t* next_medium,
     const bfs_u32 stride = gridDim.x * BLOCK_SIZE;
     const bfs_u32 first = blockIdx.x * BLOCK_SIZE + threadIdx.x;
     for (bfs_u32 i = first; i < found[SMALL * COUNTER_STRIDE]; i += stride)
-        publish(next_small[i], lists, bits, holds, words, parts, rank, send, send_counts, capacity);
+        publish(next_small[i], lists, bits, holds, words, parts, rank, send, send_counts,
+                capacity);
     for (bfs_u32 i = first; i < found[MEDIUM * COUNTER_STRIDE]; i += stride)
-        publish(next_medium[i], lists, bits, holds, words, parts, rank, send, send_counts, capacity);
+        publish(next_medium[i], lists, bits, holds, words, parts, rank, send, send_counts,
+                capacity);
     for (bfs_u32 i = first; i < found[LARGE * COUNTER_STRIDE]; i += stride)
         if (next_large[i].index == 0)
             publish(next_large[i].vertex, lists, bits, holds, words, parts, rank, send,

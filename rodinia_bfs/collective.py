@@ -162,8 +162,8 @@ class NcclCollective(Collective):
 
         def pairs(k):  # rank k's sends, then its receives
             for q in np.nonzero(counts[k])[0]:
-                nccl.send(sends[k].ptr + 4 * capacity * int(q), int(counts[k, q]), self._i32, int(q),
-                          self._comms[k], int(streams[k].handle))
+                nccl.send(sends[k].ptr + 4 * capacity * int(q), int(counts[k, q]), self._i32,
+                          int(q), self._comms[k], int(streams[k].handle))
             for p in np.nonzero(counts[:, k])[0]:
                 nccl.recv(recvs[k].ptr + 4 * int(at[p, k]), int(counts[p, k]), self._i32, int(p),
                           self._comms[k], int(streams[k].handle))

@@ -236,8 +236,9 @@ class Unmarked(MultiGpuBFS):
     """A GPU that never tells the others what it found in its small queue."""
 
     def kernel_text(self):
-        return edit_kernel("multi_gpu.hip", "        publish(next_small[i], lists, bits, holds, words, "
-                           "parts, rank, send, send_counts, capacity);\n", "")
+        line = ("        publish(next_small[i], lists, bits, holds, words, parts, rank, send, "
+                "send_counts,\n                capacity);\n")
+        return edit_kernel("multi_gpu.hip", line, "")
 
 
 def test_missing_exchange_is_caught(device):

@@ -205,8 +205,8 @@ class MultiGpuBFS(GPUStep):
             g.edges = g.upload(g.part.graph.targets)
             g.levels = g.alloc(wanted["levels"])
             g.parents = g.alloc(wanted["parents"])
-            g.queues = [{"small": g.alloc(wanted["small"] // 2), "medium": g.alloc(wanted["medium"] // 2),
-                         "large": g.alloc(wanted["large"] // 2)} for _ in range(2)]
+            g.queues = [{name: g.alloc(wanted[name] // 2) for name in QUEUES}  # this level's
+                        for _ in range(2)]  # and the next's, swapped every level
             g.counts = g.alloc(wanted["counts"])  # two sets of the three queue counters
             g.path_counts = g.alloc(wanted["path_counts"])
             g.send_counts = g.alloc(wanted["send_counts"])
@@ -254,7 +254,8 @@ class MultiGpuBFS(GPUStep):
         budget = gpu.device.total_memory
         what = f"{gpu.device.name} has {format_size(budget)}"
         if self.memory_limit is not None and self.memory_limit < budget:
-            budget, what = self.memory_limit, f"the memory limit is {format_size(self.memory_limit)}"
+            budget = self.memory_limit
+            what = f"the memory limit is {format_size(budget)}"
         if need > budget:
             raise RodiniaBFSError(
                 f"partition {gpu.rank} of {self.num_gpus} needs {format_size(need)} "
