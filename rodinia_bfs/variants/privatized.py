@@ -29,10 +29,10 @@ BLOCK_SIZE = 256
 
 #: Default entries of the block-local queue: six per thread. 256 frontier vertices of a
 #: Rodinia-style graph (average degree 6) have about that many edges, so a block
-#: overflows only where the degrees are above average. 6 KiB per block: eight blocks
-#: of 256 threads (2,048 threads, the most an AMD CDNA compute unit or an H100 SM runs at
-#: once) take 48 KiB, within a CDNA compute unit's 64 KiB of LDS, so shared memory does
-#: not lower occupancy.
+#: overflows only where the degrees are above average. 4 * 1536 + 8 = 6,152 bytes per
+#: block: eight blocks of 256 threads (2,048 threads, the most an AMD CDNA compute unit
+#: or an H100 SM runs at once) take 49,216 bytes, within a CDNA compute unit's 64 KiB of
+#: LDS, so shared memory does not lower occupancy.
 LOCAL_CAPACITY = 1536
 
 #: Default cap on the blocks of one launch: far more than a GPU holds at once, so every
