@@ -1,10 +1,13 @@
 """Write the results of a benchmark: JSON, a markdown table, a CSV table, plots.
 
 Plots need matplotlib (the ``plot`` extra); everything else needs only the standard
-library. :func:`docs_include` writes the reStructuredText that the tutorial's
-"Measuring BFS" chapter includes to show one committed set of results::
+library. :func:`docs_include` writes reStructuredText that shows one results folder
+(its table and plots) on a page of Sphinx docs::
 
-    python -m rodinia_bfs.bench.report benchmarks/results/<device>-<date> > docs/_generated/bench_results.inc
+    python -m rodinia_bfs.bench.report benchmarks/results/<device>-<date> > results.inc
+
+The tutorial's own includes, in ``docs/_generated/``, are written by
+:mod:`rodinia_bfs.bench.includes` from the same pieces.
 """
 
 from __future__ import annotations
@@ -357,7 +360,7 @@ def docs_include(results_dir: Path, docs_dir: Path = Path("docs"),
 
 def main(argv=None) -> int:
     """``python -m rodinia_bfs.bench.report [--table-only] RESULTS_DIR``, run from the
-    project root: print the include for ``docs/_generated/``."""
+    project root: print the include that shows RESULTS_DIR on a page of ``docs/``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     figures = "--table-only" not in argv
     argv = [a for a in argv if a != "--table-only"]
