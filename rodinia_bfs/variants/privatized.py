@@ -55,7 +55,8 @@ class PrivatizedBFS(GPUStep):
 
     # [privatized-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = BLOCK_SIZE,
-                 local_capacity: int = LOCAL_CAPACITY, max_blocks: int = MAX_BLOCKS):
+                 local_capacity: int = LOCAL_CAPACITY, max_blocks: int = MAX_BLOCKS,
+                 count_atomics: bool = False):
         super().__init__(device, graph)
         if not 1 <= block_size <= MAX_BLOCK_SIZE:
             raise RodiniaBFSError(f"block_size must be 1..{MAX_BLOCK_SIZE}, got {block_size}")
@@ -72,7 +73,11 @@ class PrivatizedBFS(GPUStep):
         self.block_size = block_size
         self.local_capacity = local_capacity
         self.max_blocks = max_blocks
-        module = self._compile({"BLOCK_SIZE": block_size, "LOCAL_CAPACITY": local_capacity})
+        self.count_atomics = count_atomics
+        defines = {"BLOCK_SIZE": block_size, "LOCAL_CAPACITY": local_capacity}
+        if count_atomics:
+            defines["BFS_COUNT_ATOMICS"] = 1  # count the global atomics (example 03)
+        module = self._compile(defines)
         self.kernel = module.get_function("privatized_expand")
 
         n = graph.num_vertices
@@ -84,7 +89,10 @@ class PrivatizedBFS(GPUStep):
         # so a level's queue never holds more than n entries.
         self.frontier = self._alloc(4 * n)
         self.next_frontier = self._alloc(4 * n)
-        self.next_size = self._alloc(4)  # the global queue's counter (bfs_u32)
+        # The global queue's counter (bfs_u32), and after it the two bfs_u32 in which a
+        # kernel built with count_atomics counts overflows and block reservations.
+        self.counters = self._alloc(12)
+        self.next_size = self.counters.view(0, 4)
         # Pinned host memory: the counter comes back every level, and the source id goes
         # down at the start of every BFS.
         self.h_size = device.host_malloc(1, np.uint32)
@@ -103,6 +111,8 @@ class PrivatizedBFS(GPUStep):
         self.h_source[0] = source
         dev.memcpy_htod_async(self.parents.view(4 * source, 4), self.h_source, s)
         dev.memcpy_htod_async(self.frontier.view(0, 4), self.h_source, s)
+        if self.count_atomics:
+            dev.memset(self.counters.view(4, 8), 0, stream=s)
 
     def search(self, source: int, profile: bool = False) -> BFSRun:
         source = check_source(self.graph, source)
@@ -148,6 +158,10 @@ class PrivatizedBFS(GPUStep):
         if profile:
             marks[-1].synchronize()
             times = [a.elapsed_ms(b) for a, b in zip(marks, marks[1:])]
+        if self.count_atomics:
+            overflowed, reserved = dev.from_device(self.counters.view(4, 8), 2, np.uint32)
+            #: The global atomics of the last search on the queue's counter.
+            self.last_atomic_counts = {"overflowed": int(overflowed), "reserved": int(reserved)}
         return BFSRun(iterations=iterations, level_times_ms=times, frontier_sizes=sizes)
 
     def results(self):
