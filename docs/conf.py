@@ -27,6 +27,9 @@ extensions = ["sphinx.ext.autodoc", "sphinx_copybutton"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "none"
+# The API pages import the package; HIP Python and cuda-python are loaded only when a
+# device is created, and are mocked here so that the docs build without them.
+autodoc_mock_imports = ["hip", "cuda"]
 
 templates_path = []
 exclude_patterns = ["_build"]

@@ -299,6 +299,16 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
     chapter1 = (tmp_path / "html" / "chapters" / "01_rodinia_two_kernel.html").read_text()
     # The kernels really were pulled in from the source (not an empty region).
     assert "Kernel1" in chapter1 and "updating_graph_mask" in chapter1
+    # The theme's pieces are on the page: the stylesheet that wraps code, the copy button.
+    assert "wide-code.css" in chapter1 and "copybutton.js" in chapter1
+    # The API page documents the functions it names (autodoc imported them).
+    api = (tmp_path / "html" / "api.html").read_text()
+    unindexed = set(re.findall(r"^\.\. auto\w+::\s+([\w.]+)\s*\n\s+:no-index:", API.read_text(), re.M))
+    for name in _api_names():
+        if name in unindexed:  # indexed on the runtime page; here its signature shows
+            assert f'<span class="pre">{name.rsplit(".", 1)[1]}</span>' in api, name
+        else:
+            assert f'id="{name}"' in api, f"api.html does not document {name}"
 
 
 # -- the theme: code shown whole, a page never wider than the window ---------------------
@@ -587,3 +597,39 @@ def test_chapter3_shared_memory_arithmetic():
     assert total <= 64 * 1024, "the default no longer fits a CDNA compute unit's 64 KiB"
     missing = [phrase for phrase in expected if phrase not in text]
     assert not missing, f"chapter 3 does not say {missing}, which the default tunables give"
+
+
+# -- the API page -------------------------------------------------------------------------
+
+API = DOCS / "api.rst"
+
+
+def _api_names() -> list[str]:
+    """The objects docs/api.rst documents with autodoc."""
+    return re.findall(r"^\.\. auto(?:function|class|exception)::\s+([\w.]+)\s*$",
+                      API.read_text(), re.M)
+
+
+def test_api_page_imports_without_gpu_libraries():
+    """Everything the API page documents imports with HIP Python and cuda-python absent,
+    as on a machine without a GPU stack (the docs build mocks them too)."""
+    names = _api_names()
+    assert "rodinia_bfs.CSRGraph" in names and "rodinia_bfs.graphs.formats.load_graph" in names
+    code = (
+        "import importlib, sys\n"
+        "class Absent:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] in ('hip', 'cuda'):\n"
+        "            raise ImportError(name + ' is not installed')\n"
+        "sys.meta_path.insert(0, Absent())\n"
+        "for dotted in sys.argv[1:]:\n"
+        "    module, attr = dotted.rsplit('.', 1)\n"
+        "    getattr(importlib.import_module(module), attr)\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in ('hip', 'cuda'))\n"
+        "assert not loaded, loaded\n"
+    )
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    proc = subprocess.run([sys.executable, "-c", code, *names], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
