@@ -221,7 +221,15 @@ def generated_folder(include: Path) -> str | None:
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if set(argv) - {"--check"}:
+        print("usage: python -m rodinia_bfs.bench.includes [--check]", file=sys.stderr)
+        return 2
     check = "--check" in argv
+    missing = [folder for folder, _ in INCLUDES.values() if not (ROOT / folder / "results.json").is_file()]
+    if missing or not (ROOT / "docs").is_dir():
+        print(f"run this from a checkout of rodinia-bfs: {ROOT} has no docs/ or no "
+              f"{missing[0] if missing else 'results'}/results.json", file=sys.stderr)
+        return 1
     stale = []
     for name, (folder, kind) in INCLUDES.items():
         path = ROOT / GENERATED / name
