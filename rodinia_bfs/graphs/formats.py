@@ -227,7 +227,7 @@ def _format_of(path: Path, fmt: str | None) -> tuple[str, str | None]:
     return EXTENSIONS[extension], compression
 
 
-def _graph_name(path: Path) -> str:
+def graph_name(path: Path) -> str:
     """``BAY`` for ``BAY.gr.xz``: the file name without compression and format suffixes."""
     name = path.name
     for suffix in (*_COMPRESSED, *EXTENSIONS):
@@ -288,7 +288,7 @@ def _load(path: Path, reader: str, compression: str | None) -> tuple[CSRGraph, i
     """Run one reader; returns the graph and, for Rodinia files, the source."""
     if not path.exists():
         raise GraphFormatError(path, "no such file")
-    name = _graph_name(path)
+    name = graph_name(path)
     if reader == "npz":
         # zipfile reads a plain file in place; a compressed one is decompressed into memory
         source = path if compression is None else io.BytesIO(_read_bytes(path, compression))
