@@ -140,7 +140,7 @@ GENERATE_OPTIONS = {"nodes": "num_nodes", "scale": "scale", "edge_factor": "edge
 
 def cmd_generate(args) -> int:
     from rodinia_bfs.graphs.formats import detect_format, save_graph
-    from rodinia_bfs.graphs.generators import GENERATORS
+    from rodinia_bfs.graphs.generators import GENERATORS, GeneratorError
 
     detect_format(args.output)  # an unknown extension fails before the graph is made
     generator = GENERATORS[args.kind]
@@ -156,7 +156,13 @@ def cmd_generate(args) -> int:
         options[parameter] = value
     if args.kind in ("grid", "hubs") and "cols" not in options:
         options["cols"] = options["rows"]
-    graph = generator(**options)
+    try:
+        graph = generator(**options)
+    except GeneratorError as exc:  # it names its parameters; say the options instead
+        message = str(exc)
+        for option, parameter in GENERATE_OPTIONS.items():
+            message = message.replace(f"{parameter}=", f"--{option.replace('_', '-')} ")
+        raise RodiniaBFSError(message) from None
     save_graph(graph, args.output)
     _say(f"{args.kind} graph written to {args.output}: {graph.describe()}")
     return 0
@@ -221,8 +227,13 @@ def cmd_bench(args) -> int:
 # -- the parser -------------------------------------------------------------------------
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
-    """Descriptions as written (they hold lists); every option's help ends with its
-    default, unless the help already says it."""
+    """A description with lines of its own is kept as written, others are wrapped;
+    every option's help ends with its default, unless the help already says it."""
+
+    def _fill_text(self, text, width, indent):
+        if "\n" in text:
+            return super()._fill_text(text, width, indent)
+        return argparse.HelpFormatter._fill_text(self, text, width, indent)
 
     def _get_help_string(self, action):
         text = action.help or ""
@@ -235,12 +246,20 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         return text
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with a usage error on one line (the reason and where to read more),
+    like every other error of the command; exit status 2."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     import rodinia_bfs
     from rodinia_bfs.api import DEFAULT_VARIANT
     from rodinia_bfs.variants import VARIANT_NAMES
 
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="rodinia-bfs", description="Breadth-first search on the GPU, step by step.",
         formatter_class=HelpFormatter,
     )

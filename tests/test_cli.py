@@ -56,47 +56,6 @@ def test_all_variants_default_graph(capsys):
     assert out.count("validation passed") >= 2
 
 
-def _run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "rodinia_bfs", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
-
-
-BAD_FILES = {
-    "truncated.gr": "p sp 4 3\na 1 2 1\na 2 3 1\n",
-    "junk.mtx": "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 x\n",
-    "range.el": "0 1\n1 -5\n",
-    "huge.txt": "1000000000000\n0 1\n",
-    "binary.gr": "\x00\x01\x02garbage\xff",
-}
-
-
-@pytest.mark.parametrize("name", sorted(BAD_FILES))
-def test_malformed_file_one_line_error(tmp_path, name):
-    path = tmp_path / name
-    path.write_bytes(BAD_FILES[name].encode("latin-1"))
-    proc = _run_cli("run", str(path))
-    assert proc.returncode == 1
-    lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and name in lines[0], proc.stderr
-    assert "Traceback" not in proc.stderr
-
-
-def test_missing_file_and_bad_source(tmp_path):
-    proc = _run_cli("run", str(tmp_path / "nope.gr"))
-    assert proc.returncode == 1 and len(proc.stderr.strip().splitlines()) == 1
-    path = tmp_path / "g.el"
-    path.write_text("0 1\n1 2\n")
-    proc = _run_cli("run", str(path), "--source", "3")
-    assert proc.returncode == 1
-    assert "source 3 is outside the graph" in proc.stderr and "Traceback" not in proc.stderr
-
-
-def test_unwritable_result_file(tmp_path):
-    proc = _run_cli("run", "--result-file", str(tmp_path / "no" / "such" / "dir" / "r.txt"))
-    assert proc.returncode == 1 and "cannot write result file" in proc.stderr
-    assert "Traceback" not in proc.stderr
-
-
 @pytest.mark.parametrize("kind,options", [
     ("rodinia", ["--nodes", "1000"]),
     ("kronecker", ["--scale", "8"]),

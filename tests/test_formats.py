@@ -514,6 +514,8 @@ def test_real_graph_counts(name):
     assert graph.num_vertices == vertices
     assert graph.num_edges == 2 * edges  # undirected: stored both ways
     assert not graph.directed
+    assert graph.edge_counts().undirected_edges == edges
+    assert graph.describe() == f"{vertices:,} vertices, {2 * edges:,} arcs = {edges:,} undirected edges"
 
 
 def test_real_mtx_matches_scipy():
@@ -535,3 +537,103 @@ def test_bay_loads_quickly():
     began = time.perf_counter()
     load_graph(path)
     assert time.perf_counter() - began < 3.0
+
+
+# ---------------------------------------------------------------------------------------
+# Counts that match the files; one policy for duplicates and self loops
+# ---------------------------------------------------------------------------------------
+
+
+def test_edge_counts_match_the_headers():
+    """UNDIRECTED is 0-1 twice, 1-2 and a self loop at 2: the files above say 4 edges."""
+    counts = UNDIRECTED.edge_counts()
+    assert (counts.arcs, counts.self_loops, counts.undirected_edges) == (7, 1, 4)
+    assert str(counts) == "7 arcs = 4 undirected edges"
+    assert str(DIRECTED.edge_counts()) == "7 arcs (directed)"
+    assert DIRECTED.edge_counts().undirected_edges is None
+    for name, text in UNDIRECTED_FILES.items():
+        header = [line for line in text.splitlines() if line[:1].isdigit() or line.startswith("p ")][0]
+        assert int(header.split()[-1]) == counts.undirected_edges, name
+
+
+@pytest.mark.parametrize("name", ["u.gr", "u.mtx"])
+def test_symmetrize_keeps_what_a_plain_load_keeps(tmp_path, name):
+    """Duplicates and self loops are kept with and without symmetrize: an undirected
+    file symmetrizes to itself."""
+    path = write(tmp_path / name, UNDIRECTED_FILES[name])
+    plain, symmetrized = load_graph(path), load_graph(path, symmetrize=True)
+    assert arcs(symmetrized) == arcs(plain) == arcs(UNDIRECTED)
+    assert symmetrized.edge_counts() == plain.edge_counts()
+
+
+def test_symmetrize_counts_copies():
+    # 0 -> 1 twice and 1 -> 0 once; 2 -> 3 once; a self loop at 4 twice
+    graph = CSRGraph.from_edges([0, 0, 1, 2, 4, 4], [1, 1, 0, 3, 4, 4], 5)
+    both = graph.symmetrize()
+    assert arcs(both) == [(0, 1), (0, 1), (1, 0), (1, 0), (2, 3), (3, 2), (4, 4), (4, 4)]
+    assert not both.directed and both.is_symmetric()
+    assert both.edge_counts().undirected_edges == 2 + 1 + 2
+    assert arcs(both.symmetrize()) == arcs(both)  # idempotent
+    assert not graph.is_symmetric()
+
+
+def test_kronecker_symmetrize_drops_nothing(tmp_path):
+    """The case of the issue: a generated Kronecker graph (with duplicates and self
+    loops) has as many arcs after --symmetrize as before."""
+    from rodinia_bfs.graphs.generators import kronecker
+
+    graph = kronecker(10, progress=False)
+    keys = graph.edges()[0].astype(np.int64) * graph.num_vertices + graph.targets
+    assert np.unique(keys).size < keys.size  # it has duplicates to lose
+    path = tmp_path / "k.mtx"
+    save_graph(graph, path)
+    assert load_graph(path).num_arcs == load_graph(path, symmetrize=True).num_arcs == graph.num_arcs
+
+
+@pytest.mark.parametrize("name", WRITE_NAMES)
+def test_generated_graphs_read_back_undirected(tmp_path, name):
+    from rodinia_bfs.graphs.generators import grid2d, rodinia_graphgen
+
+    for graph in (rodinia_graphgen(500, seed=3), grid2d(7, 9)):
+        save_graph(graph, tmp_path / name)
+        back = load_graph(tmp_path / name)
+        assert not back.directed, (name, graph.name)
+        assert back.edge_counts() == graph.edge_counts()
+
+
+def test_grid_counts_as_its_gr_header(tmp_path):
+    from rodinia_bfs.graphs.generators import grid2d
+
+    graph = grid2d(300, 300)
+    assert str(graph.edge_counts()) == "358,800 arcs = 179,400 undirected edges"
+    save_graph(graph, tmp_path / "g.gr")
+    with open(tmp_path / "g.gr") as lines:
+        header = [line for line in lines if line.startswith("p ")][0]
+    assert header.split() == ["p", "tw", "90000", "179400"]
+
+
+def test_directory_and_writer_errors(tmp_path):
+    with pytest.raises(GraphFormatError, match="is a directory, not a graph file"):
+        load_graph(tmp_path)
+    with pytest.raises(GraphFormatError, match="is a directory"):
+        detect_format(tmp_path)
+    from rodinia_bfs.errors import RodiniaBFSError
+
+    with pytest.raises(RodiniaBFSError, match="the folder .* does not exist"):
+        save_graph(DIRECTED, tmp_path / "no" / "g.mtx")
+    # a graph the format cannot hold: a library error, and no file (nor half of one) left
+    lopsided = CSRGraph(DIRECTED.offsets, DIRECTED.targets, directed=False)
+    with pytest.raises(GraphFormatError, match="no v -> u"):
+        save_graph(lopsided, tmp_path / "g.mtx")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_big_compressed_file_shows_progress_in_a_log(tmp_path, monkeypatch, capsys):
+    path = write(tmp_path / "u.gr.xz", UNDIRECTED_FILES["u.gr"])
+    monkeypatch.setattr(formats, "PROGRESS_BYTES", 1)
+    assert arcs(load_graph(path)) == arcs(UNDIRECTED)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "reading u.gr.xz ..." and "done" in lines[-1] and len(lines) == 2
+    monkeypatch.setattr(formats, "PROGRESS_BYTES", 1 << 30)
+    load_graph(path)
+    assert capsys.readouterr().err == ""
