@@ -94,22 +94,23 @@ class Progress:
         else:
             self._line(text)
 
-    def close(self) -> None:
+    def close(self, *, failed: bool = False) -> None:
         """End the work: the bar stays at its last state on a terminal; a log gets the
-        closing line with the count and the time taken."""
+        closing line with the count and the time taken (``stopped`` when ``failed``)."""
         if self._closed:
             return
         self._closed = True
         if self._bar is not None:
             self._bar.close()
         elif self.enabled:
-            self._line(f"{self.desc}: {self._done_text()}, done in {self._elapsed():.1f} s")
+            end = "stopped after" if failed else "done in"
+            self._line(f"{self.desc}: {self._done_text()}, {end} {self._elapsed():.1f} s")
 
     def __enter__(self) -> "Progress":
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.close()
+    def __exit__(self, exc_type, exc, traceback) -> None:
+        self.close(failed=exc_type is not None)
 
     # -- the log's lines -------------------------------------------------------------
 

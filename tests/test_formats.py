@@ -4,6 +4,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import time
 import tracemalloc
 import zipfile
@@ -628,12 +629,36 @@ def test_directory_and_writer_errors(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_big_compressed_file_shows_progress_in_a_log(tmp_path, monkeypatch, capsys):
-    path = write(tmp_path / "u.gr.xz", UNDIRECTED_FILES["u.gr"])
+@pytest.mark.parametrize("name", ["u.gr.xz", "u.gr"])
+def test_big_file_shows_progress_in_a_log(tmp_path, monkeypatch, capsys, name):
+    path = write(tmp_path / name, UNDIRECTED_FILES["u.gr"])
     monkeypatch.setattr(formats, "PROGRESS_BYTES", 1)
     assert arcs(load_graph(path)) == arcs(UNDIRECTED)
     lines = capsys.readouterr().err.splitlines()
-    assert lines[0] == "reading u.gr.xz ..." and "done" in lines[-1] and len(lines) == 2
+    assert lines[0] == f"loading {name} ..." and len(lines) == 2
+    assert re.fullmatch(rf"loading {re.escape(name)}: 0\.0 MiB, done in \d+\.\d s", lines[1])
     monkeypatch.setattr(formats, "PROGRESS_BYTES", 1 << 30)
     load_graph(path)
     assert capsys.readouterr().err == ""
+
+
+def test_big_file_progress_on_a_terminal(tmp_path, monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    monkeypatch.setattr(formats, "PROGRESS_BYTES", 1)
+    load_graph(write(tmp_path / "u.gr.gz", UNDIRECTED_FILES["u.gr"]))
+    shown = terminal.getvalue()
+    assert "loading u.gr.gz" in shown and "\r" in shown and shown.count("\n") <= 1
+
+
+def test_a_big_file_that_fails_is_not_done(tmp_path, monkeypatch, capsys):
+    path = write(tmp_path / "bad.gr", "p sp 4 3\na 1 2 1\n")
+    monkeypatch.setattr(formats, "PROGRESS_BYTES", 1)
+    with pytest.raises(GraphFormatError):
+        load_graph(path)
+    lines = capsys.readouterr().err.splitlines()
+    assert "stopped after" in lines[-1] and not any("done" in line for line in lines)

@@ -458,16 +458,16 @@ def run_bench(config: BenchConfig, progress: Progress | None = None) -> dict:
         progress.note(f"skipping {spec.name}: {reason}")
         results["skipped"].append({"name": spec.name, "reason": reason})
 
+    finished = False
     try:
         for i, spec in enumerate(specs):
-            try:
-                _bench_one(spec, f"[graph {i + 1}/{len(specs)}] {spec.name}", config, device,
-                           step_names, data_dir, progress, results, skip)
-            finally:
-                progress.update()
+            _bench_one(spec, f"[graph {i + 1}/{len(specs)}] {spec.name}", config, device,
+                       step_names, data_dir, progress, results, skip)
+            progress.update()
+        finished = True
     finally:
         if own_progress:
-            progress.close()
+            progress.close(failed=not finished)
     return results
 
 

@@ -236,12 +236,16 @@ def graph_name(path: Path) -> str:
     return name
 
 
-def _read_bytes(path: Path, compression: str | None) -> bytes:
-    """The file's bytes, decompressed; any failure becomes a GraphFormatError."""
+def _read_bytes(path: Path, compression: str | None, bar=None) -> bytes:
+    """The file's bytes, decompressed; any failure becomes a GraphFormatError. ``bar``
+    (a :class:`~rodinia_bfs.progress.Progress`) counts the bytes read from the file."""
+    bar = bar or Progress("", enabled=False)
     try:
         if compression is None:
-            return path.read_bytes()  # fast: no progress needed
-        return _decompress(path, compression)
+            data = path.read_bytes()  # one fast read: nothing to show on the way
+            bar.update(len(data))
+            return data
+        return _decompress(path, compression, bar)
     except FileNotFoundError:
         raise GraphFormatError(path, "no such file") from None
     except IsADirectoryError:
@@ -254,7 +258,8 @@ def _read_bytes(path: Path, compression: str | None) -> bytes:
         raise GraphFormatError(path, f"cannot decompress ({compression}): {exc}") from None
 
 
-#: Compressed files from this size up show their progress while they are decompressed.
+#: Files from this size up (as stored, compressed or not) show their progress while
+#: they are read and parsed.
 PROGRESS_BYTES = 16 << 20
 _CHUNK = 4 << 20
 
@@ -274,11 +279,9 @@ class _CountingReader(io.RawIOBase):
         return n
 
 
-def _decompress(path: Path, compression: str) -> bytes:
-    """The decompressed bytes; a big file shows its progress (compressed bytes read)."""
-    size = path.stat().st_size
-    with open(path, "rb") as raw, Progress(f"reading {path.name}", total=size, unit="B",
-                                           unit_scale=True, enabled=size >= PROGRESS_BYTES) as bar:
+def _decompress(path: Path, compression: str, bar) -> bytes:
+    """The decompressed bytes, counting the compressed bytes read into ``bar``."""
+    with open(path, "rb") as raw:
         counted = io.BufferedReader(_CountingReader(raw, bar), _CHUNK)
         with _COMPRESSED[compression](counted, "rb") as stream:
             return stream.read()
@@ -293,10 +296,16 @@ def _load(path: Path, reader: str, compression: str | None) -> tuple[CSRGraph, i
         # zipfile reads a plain file in place; a compressed one is decompressed into memory
         source = path if compression is None else io.BytesIO(_read_bytes(path, compression))
         return _read_npz(path, source), None
-    data = _read_bytes(path, compression)
-    if reader == "rodinia":
-        return _read_rodinia(path, data, name)
-    return _READERS[reader](path, data, name), None
+    size = path.stat().st_size
+    # A big file shows its progress: the bytes read, then the time its parse took.
+    with Progress(f"loading {path.name}", total=size, unit="B", unit_scale=True,
+                  enabled=size >= PROGRESS_BYTES) as bar:
+        data = _read_bytes(path, compression, bar)
+        if size >= PROGRESS_BYTES:
+            bar.status("parsing")
+        if reader == "rodinia":
+            return _read_rodinia(path, data, name)
+        return _READERS[reader](path, data, name), None
 
 
 # ---------------------------------------------------------------------------------------
