@@ -66,8 +66,10 @@ def test_bfs_on_a_gpu_like_warp_of_64():
     device = api.open_device("cpu", warp_size=64)[0]
     assert device.warp_size == 64
     matrix = random_matrix(1500, 0.004, seed=2)
+    graph = CSRGraph.from_scipy(matrix)
     levels, parents = rodinia_bfs.bfs(matrix, 3, backend=device, validate=True)
-    np.testing.assert_array_equal(levels, scipy_levels(CSRGraph.from_scipy(matrix), 3))
+    np.testing.assert_array_equal(levels, scipy_levels(graph, 3))
+    check_parents(graph, 3, levels, parents)
 
 
 def test_bfs_validate_raises_on_a_wrong_result(monkeypatch):
@@ -111,7 +113,10 @@ def test_readme_snippet_runs():
     namespace = {}
     exec(compile(code, "README.md", "exec"), namespace)
     levels, parents, matrix = namespace["levels"], namespace["parents"], namespace["matrix"]
-    np.testing.assert_array_equal(levels, scipy_levels(CSRGraph.from_scipy(matrix), 0))
+    graph = CSRGraph.from_scipy(matrix)
+    np.testing.assert_array_equal(levels, scipy_levels(graph, 0))
+    if parents is not None:  # the default GPU step, or the reference, returns a tree
+        check_parents(graph, 0, levels, parents)
 
 
 def test_readme_install_lines_follow_the_rule():

@@ -10,7 +10,7 @@ from rodinia_bfs.graphs.formats import load_graph, save_graph
 from rodinia_bfs.graphs.generators import rodinia_graphgen
 from rodinia_bfs.resultfile import read_result_file
 
-from helpers import DATA, ROOT, awkward_graph, scipy_levels
+from helpers import DATA, awkward_graph, scipy_levels
 
 FORMATS = ["g.txt", "g.mtx", "g.gr", "g.el", "g.npz", "g.txt.gz", "g.mtx.xz", "g.gr.gz", "g.el.xz"]
 
