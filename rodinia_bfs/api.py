@@ -98,8 +98,7 @@ def plan(variant: str | None = None, backend: str = "auto") -> Plan:
     if variants is None:
         if backend == "auto" and name == "cpu":
             return Plan(("reference",), None, why,
-                        "no variant named and no GPU found: the CPU reference ran (name the "
-                        "cpu backend to run the GPU steps on the emulator)")
+                        "no variant named and no GPU found: the CPU reference")
         variants = (DEFAULT_VARIANT,)
         variant_reason = f"no variant named: {DEFAULT_VARIANT}, the default GPU step"
     return Plan(tuple(variants), name, why, variant_reason)

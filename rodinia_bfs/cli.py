@@ -91,7 +91,10 @@ def cmd_run(args) -> int:
     if device is not None:
         _say(f"backend {device.describe()} [{why}]")
     if chosen.variant_reason:
-        _say(f"variant: {chosen.variant_reason}")
+        hint = ""
+        if args.variant is None and chosen.backend is None:  # no GPU: the reference runs
+            hint = " (--backend cpu runs the GPU steps on the emulator)"
+        _say(f"variant: {chosen.variant_reason}{hint}")
 
     graph, source = _load_input(args)
     source = check_source(graph, source)

@@ -242,7 +242,8 @@ def test_cli_without_backend_or_variant_and_no_gpu(monkeypatch, capsys):
     monkeypatch.setattr(runtime, "choose_backend", lambda b: ("cpu", "auto chose cpu: no GPU"))
     assert main(["run"]) == 0
     out = capsys.readouterr().out
-    assert "no variant named and no GPU found: the CPU reference ran" in out
+    assert ("variant: no variant named and no GPU found: the CPU reference (--backend cpu "
+            "runs the GPU steps on the emulator)") in out
     assert re.search(r"^\s*reference: source 0, ", out, re.M)
 
 
