@@ -6,9 +6,10 @@ mirrors (vertex copies that must hear about each vertex the BFS reaches), the
 replication factor, and the bytes the two frontier exchanges move: a bitmap all-gather
 per level, a queue all-to-all per search.
 
-    python benchmarks/partition_costs.py [--data ../shared/data] [--out docs/_generated]
+    python benchmarks/partition_costs.py [--data ../shared/data] [--out benchmarks/results/partition-costs]
 
-writes ``partition_costs.json`` and ``partition_costs.inc`` (the table chapter 8 includes).
+writes ``command.txt``, ``partition_costs.json`` and ``partition_costs.inc`` (the table
+chapter 8 includes).
 """
 
 from __future__ import annotations
@@ -45,9 +46,11 @@ def mib(nbytes: int) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     parser.add_argument("--data", default=str(HERE.parent.parent / "shared" / "data"))
-    parser.add_argument("--out", default=str(HERE.parent / "docs" / "_generated"))
+    parser.add_argument("--out", default=str(HERE / "results" / "partition-costs"))
     args = parser.parse_args()
     out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "command.txt").write_text("python benchmarks/partition_costs.py\n")
     rows = []
     for label, make in graphs(Path(args.data)):
         graph = make()
