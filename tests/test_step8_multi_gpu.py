@@ -49,6 +49,13 @@ def _sources(name, graph):
     return sorted(set(sources_of(graph)) | (set(AWKWARD_SOURCES) if name == "awkward" else set()))
 
 
+def test_registered():
+    from rodinia_bfs.variants import STEPS
+
+    assert STEPS["multi_gpu"] is MultiGpuBFS and MultiGpuBFS.returns_parents
+    assert list(STEPS).index("multi_gpu") > list(STEPS).index("balanced")
+
+
 # -- partition plans --------------------------------------------------------------------
 
 @pytest.mark.parametrize("policy", sorted(POLICIES))
