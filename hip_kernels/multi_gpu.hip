@@ -26,6 +26,13 @@ __device__ inline bfs_u32* counter_set(bfs_u32* counts, level_t level)
     return counts + (level % 2) * QUEUES * COUNTER_STRIDE;
 }
 
+// Every kernel that enqueues starts with its block's local queues empty.
+__device__ inline void start_local(LocalQueues& local)
+{
+    if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
+    __syncthreads();  // nobody enqueues before the counters are zero
+}
+
 // [multi-gpu-expand-begin]
 // Top-down over this GPU's frontier, the three queues one after the other with the
 // whole grid. Discoveries go to the next queues, by the degree they have here.
@@ -37,9 +44,7 @@ multi_gpu_expand(const edge_t* offsets, const vertex_t* edges, level_t* levels,
                  bfs_u64* path_counts)
 {
     __shared__ LocalQueues local;
-    if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
-    __syncthreads();
-
+    start_local(local);
     const bfs_u32* now = counter_set(counts, next_level - 1);  // filled last level
     const Level L = {offsets, edges, levels, parents, next_level, next_small, next_medium,
                      next_large, counter_set(counts, next_level), &local, path_counts};
@@ -113,6 +118,13 @@ __device__ inline void take(const Level& L, vertex_t v)
     }
 }
 
+// What a merge reads and writes: no edges and no parents, only claims and enqueues.
+#define MERGE_LEVEL                                                                         \
+    __shared__ LocalQueues local;                                                           \
+    start_local(local);                                                                     \
+    const Level L = {offsets, 0, levels, 0, next_level, next_small, next_medium, next_large, \
+                     counter_set(counts, next_level), &local, path_counts}
+
 // After the all-gather, `bits` holds every GPU's block of `words` words, GPU `rank`'s
 // own among them. Its own block is zeroed for the next level's mark.
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
@@ -120,12 +132,7 @@ multi_gpu_merge(const edge_t* offsets, level_t* levels, bfs_u32* bits, bfs_u32 w
                 bfs_u32 parts, bfs_u32 rank, vertex_t* next_small, vertex_t* next_medium,
                 Piece* next_large, bfs_u32* counts, level_t next_level, bfs_u64* path_counts)
 {
-    __shared__ LocalQueues local;
-    if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
-    __syncthreads();
-
-    const Level L = {offsets, 0, levels, 0, next_level, next_small, next_medium, next_large,
-                     counter_set(counts, next_level), &local, path_counts};
+    MERGE_LEVEL;
     const bfs_u32 stride = gridDim.x * BLOCK_SIZE;
     for (bfs_u32 w = blockIdx.x * BLOCK_SIZE + threadIdx.x; w < words; w += stride) {
         bfs_u32 others = 0;
@@ -146,15 +153,9 @@ multi_gpu_merge(const edge_t* offsets, level_t* levels, bfs_u32* bits, bfs_u32 w
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 multi_gpu_merge_list(const edge_t* offsets, level_t* levels, const vertex_t* list,
                      bfs_u32 received, vertex_t* next_small, vertex_t* next_medium,
-                     Piece* next_large, bfs_u32* counts, level_t next_level,
-                     bfs_u64* path_counts)
+                     Piece* next_large, bfs_u32* counts, level_t next_level, bfs_u64* path_counts)
 {
-    __shared__ LocalQueues local;
-    if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
-    __syncthreads();
-
-    const Level L = {offsets, 0, levels, 0, next_level, next_small, next_medium, next_large,
-                     counter_set(counts, next_level), &local, path_counts};
+    MERGE_LEVEL;
     for (bfs_u32 i = blockIdx.x * BLOCK_SIZE + threadIdx.x; i < received;
          i += gridDim.x * BLOCK_SIZE)
         take(L, list[i]);
