@@ -153,3 +153,21 @@ def test_a_kernel_built_for_another_warp_width_does_not_compile(defines, nvrtc):
         cuda_backend.compile_for_arch(SOURCE, "sm_90", "grid_barrier.hip", defines=defines,
                                       headers=kernel_headers())
     assert "differs from the device" in info.value.log
+
+
+def _mappings() -> int:
+    with open("/proc/self/maps") as maps:
+        return sum(1 for _ in maps)
+
+
+def test_emulator_helpers_give_back_their_stacks_after_a_cooperative_launch(emulator):
+    """Each fiber stack costs two memory mappings, and a process may have only so many:
+    the helper threads of a cooperative launch give theirs back when it ends."""
+    kernel, buffers = _setup(emulator)
+    blocks = emulator.cooperative_grid(kernel, 1024)
+    _cross(emulator, kernel, buffers, blocks, 1024, 3)
+    before = _mappings()
+    for _ in range(3):
+        assert _cross(emulator, kernel, buffers, blocks, 1024, 3) == (3 * blocks, 0)
+    # Without giving back, every helper would keep 1024 stacks (2,048 mappings).
+    assert _mappings() < before + 512

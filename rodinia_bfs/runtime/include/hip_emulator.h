@@ -651,6 +651,8 @@ struct ChunkMap {
     void* addr;     // the mapping of the stacks
     size_t len;
     Fiber* fibers;  // their bookkeeping
+    char* base;     // the first stack, aligned to its size (registered with guard pages)
+    bool guarded;
 };
 
 // One OS thread that runs blocks: its scheduler context, its fibers, its block.
@@ -848,8 +850,22 @@ void watch_guard_pages(char* base) {
         return sigaction(SIGSEGV, &action, &g_previous_segv) == 0;
     }();
     (void)installed;
+    // Reuse a slot that a released chunk left free before taking a new one.
+    const int n = g_chunks_reserved.load();
+    for (int i = 0; i < n && i < kMaxChunks; i++) {
+        __UINTPTR_TYPE__ expected = 0;
+        if (g_chunk_base[i].compare_exchange_strong(expected, (__UINTPTR_TYPE__)base)) return;
+    }
     int i = g_chunks_reserved.fetch_add(1);
     if (i < kMaxChunks) g_chunk_base[i].store((__UINTPTR_TYPE__)base, std::memory_order_release);
+}
+
+void unwatch_guard_pages(char* base) {
+    const int n = g_chunks_reserved.load();
+    for (int i = 0; i < n && i < kMaxChunks; i++) {
+        __UINTPTR_TYPE__ expected = (__UINTPTR_TYPE__)base;
+        if (g_chunk_base[i].compare_exchange_strong(expected, 0)) return;
+    }
 }
 
 // The alternate signal stack of a worker's thread, unless it has one already.
@@ -879,8 +895,8 @@ bool add_fibers(Worker* w) {
     if (map == MAP_FAILED) return false;
     char* base = (char*)(((__UINTPTR_TYPE__)map + S - 1) & ~(__UINTPTR_TYPE__)(S - 1));
     Fiber* fibers = new Fiber[kFibersPerChunk]();
-    w->chunks.push_back(ChunkMap{map, len, fibers});
     const bool guard = page * 4 <= S;
+    w->chunks.push_back(ChunkMap{map, len, fibers, base, guard});
     for (unsigned i = 0; i < kFibersPerChunk; i++) {
         char* region = base + i * S;
         // The guard page may be refused (too many mappings): the canary still catches
@@ -925,6 +941,21 @@ struct WorkerHolder {
         delete worker;
     }
 };
+
+// Give back every fiber stack of a worker whose fibers are all parked. Each stack is two
+// mappings (the stack and its guard page), and a process may have only so many: a helper
+// that ran a large block of a cooperative launch (one block per thread, so many helpers)
+// returns its stacks afterwards instead of keeping them for a launch that may never come.
+void release_fibers(Worker* w) {
+    for (const ChunkMap& c : w->chunks) {
+        if (c.guarded) unwatch_guard_pages(c.base);
+        munmap(c.addr, c.len);
+        delete[] c.fibers;
+    }
+    w->chunks.clear();
+    w->fibers.clear();
+    w->free_list = nullptr;
+}
 
 Worker* this_worker() {
     static thread_local WorkerHolder holder;
@@ -1370,7 +1401,9 @@ void helper_main(Pool* p) {
         p->joined++;
         p->running++;
         lock.unlock();
+        const bool cooperative = job->cooperative;
         work(job);
+        if (cooperative) release_fibers(this_worker());
         lock.lock();
         if (--p->running == 0) p->done_cv.notify_all();
     }
