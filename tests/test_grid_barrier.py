@@ -164,10 +164,10 @@ def test_emulator_helpers_give_back_their_stacks_after_a_cooperative_launch(emul
     """Each fiber stack costs two memory mappings, and a process may have only so many:
     the helper threads of a cooperative launch give theirs back when it ends."""
     kernel, buffers = _setup(emulator)
-    blocks = emulator.cooperative_grid(kernel, 1024)
-    _cross(emulator, kernel, buffers, blocks, 1024, 3)
+    _cross(emulator, kernel, buffers, 1, 1024, 3)  # the launching thread's own stacks
     before = _mappings()
-    for _ in range(3):
-        assert _cross(emulator, kernel, buffers, blocks, 1024, 3) == (3 * blocks, 0)
-    # Without giving back, every helper would keep 1024 stacks (2,048 mappings).
+    blocks = emulator.cooperative_grid(kernel, 1024)
+    assert blocks > 1
+    assert _cross(emulator, kernel, buffers, blocks, 1024, 3) == (3 * blocks, 0)
+    # Kept, each helper's 1024 stacks would be 2,048 mappings.
     assert _mappings() < before + 512
