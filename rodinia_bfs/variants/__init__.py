@@ -9,6 +9,7 @@ from __future__ import annotations
 from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.variants.balanced import BalancedBFS
 from rodinia_bfs.variants.base import BFSRun, GPUStep, check_source
+from rodinia_bfs.variants.persistent import PersistentBFS
 from rodinia_bfs.variants.privatized import PrivatizedBFS
 from rodinia_bfs.variants.queue import QueueBFS
 from rodinia_bfs.variants.rodinia import RodiniaBFS
@@ -19,6 +20,7 @@ STEPS: dict[str, type[GPUStep]] = {
     QueueBFS.name: QueueBFS,
     PrivatizedBFS.name: PrivatizedBFS,
     BalancedBFS.name: BalancedBFS,
+    PersistentBFS.name: PersistentBFS,
 }
 
 #: Every variant name ``--variant`` accepts (besides ``all``).
