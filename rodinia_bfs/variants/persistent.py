@@ -244,6 +244,8 @@ class PersistentBFS(GPUStep):
 
         # [persistent-host-loop-begin]
         reached = -1  # the level the last batch stopped at
+        #: How many times the host waited for the device in the last search.
+        self.last_host_waits = 0
         while True:
             dev.memset(self.barriers, 0, stream=stream)  # each grid launch gets a fresh barrier
             for r in range(self.rounds):
@@ -253,6 +255,7 @@ class PersistentBFS(GPUStep):
                                        grid_args[r], stream=stream)
             dev.memcpy_dtoh_async(self.h_control, self.control, stream)
             stream.synchronize()  # the one wait of a batch: where did the kernels stop?
+            self.last_host_waits += 1
             mode, level = int(self.h_control[0]), int(self.h_control[1])
             if mode == MODE_DONE:
                 break
