@@ -50,7 +50,7 @@
 #error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1 and SB_EDGE_LIMIT >= 0"
 #endif
 #if SB_EDGE_LIMIT >= (1 << 20)
-#error "SB_EDGE_LIMIT must be below 2^20: a level's counts share one 64-bit counter"
+#error "SB_EDGE_LIMIT must be below 2^20: a level's counts share one 8-byte counter"
 #endif
 // [persistent-tunables-end]
 
@@ -68,6 +68,11 @@ struct Control {
 #define MODE_DONE 3
 #define MODE_RUNAWAY 4  // more levels, vertices or pieces than the graph has: a bug
 // [persistent-control-end]
+
+// The visited bitmap: bit u % WORD_BITS of word u / WORD_BITS is set once u is reached.
+#define WORD_BITS (8u * (bfs_u32)sizeof(bfs_u32))
+__device__ inline bfs_u32 bitmap_words(vertex_t n) { return ((bfs_u32)n + WORD_BITS - 1) / WORD_BITS; }
+__device__ inline bfs_u32 bitmap_bit(vertex_t u) { return 1u << ((bfs_u32)u % WORD_BITS); }
 
 // [persistent-record-begin]
 // With EDGE_RECORDS, edge e of the graph is stored with what the next level needs to
@@ -261,8 +266,8 @@ __device__ inline void append(const SingleBlock& S, int q, bfs_u64* counter,
 // level and parent go to global memory and are never read back by this block.
 __device__ inline bool claim(const SingleBlock& S, vertex_t u, vertex_t parent, level_t next)
 {
-    const bfs_u32 bit = 1u << (u % 32);
-    bfs_u32* word = &S.bitmap[u / 32];
+    const bfs_u32 bit = bitmap_bit(u);
+    bfs_u32* word = &S.bitmap[(bfs_u32)u / WORD_BITS];
     if ((*word & bit) || (atomicOr(word, bit) & bit)) return false;
     S.levels[u] = next;
     S.parents[u] = parent;
@@ -409,7 +414,7 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
 
     // The vertices visited so far: the grid keeps the global bitmap up to date when it
     // hands a frontier back; the host clears it before a search.
-    const bfs_u32 words = ((bfs_u32)n + 31u) / 32u;
+    const bfs_u32 words = bitmap_words(n);
     if (SHARED_BITMAP) {
         for (bfs_u32 w = threadIdx.x; w < words; w += SB_BLOCK_SIZE) S.bitmap[w] = global_bitmap[w];
     }
@@ -420,7 +425,7 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     if (threadIdx.x == 0) broken = 0;
     __syncthreads();  // the bitmap and the counters are ready; the grid's counts are read
     if (level == 0 && threadIdx.x == 0) {
-        atomicOr(&S.bitmap[control->source / 32], 1u << (control->source % 32));
+        atomicOr(&S.bitmap[(bfs_u32)control->source / WORD_BITS], bitmap_bit(control->source));
     }
     load_frontier(S, Q, level % 2, level, control->source, small_count, medium_count,
                   &counter[level % 3]);
@@ -483,12 +488,12 @@ __device__ inline bool fits_single_block(bfs_u32 small, bfs_u32 medium, bfs_u32 
 // vertices per thread.
 __device__ inline void rebuild_bitmap(bfs_u32* bitmap, const level_t* levels, vertex_t n)
 {
-    const bfs_u32 words = ((bfs_u32)n + 31u) / 32u;
+    const bfs_u32 words = bitmap_words(n);
     for (bfs_u32 w = blockIdx.x * BLOCK_SIZE + threadIdx.x; w < words; w += gridDim.x * BLOCK_SIZE) {
         bfs_u32 bits = 0;
-        for (bfs_u32 b = 0; b < 32 && w * 32 + b < (bfs_u32)n; b++) {
+        for (bfs_u32 u = w * WORD_BITS; u < (w + 1) * WORD_BITS && u < (bfs_u32)n; u++) {
             // Written by other blocks before the last grid barrier: read past this SM's cache.
-            if (((const volatile level_t*)levels)[w * 32 + b] != -1) bits |= 1u << b;
+            if (((const volatile level_t*)levels)[u] != -1) bits |= bitmap_bit((vertex_t)u);
         }
         bitmap[w] = bits;
     }
