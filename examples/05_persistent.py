@@ -82,14 +82,15 @@ def main() -> int:
                   f"entries, visited bitmap in {'shared' if step.shared_bitmap else 'global'} "
                   f"memory; grid: {step.grid_blocks} blocks of {step.block_size} threads")
             result = step.run(source, profile=True)
-            kernels = step.last_profile["kernel"]
+            kernels = step.last_profile["kernel"]  # which kernel ran each level
             waits = step.last_host_waits
         switches = sum(a != b for a, b in zip(kernels, kernels[1:]))
         print(f"  {result.iterations} levels; {runs_of(kernels)}")
         print(f"  {switches} switches between the kernels; the host waited {waits} time(s) "
               f"(steps 1 to 4 wait once per level: {result.iterations} times)")
-        widest = max(result.frontier_sizes)
-        print(f"  widest level: {widest:,} vertices (level {result.frontier_sizes.index(widest)})")
+        sizes = step.last_profile["entries"]  # queue entries per level, counted on the device
+        widest = max(range(len(sizes)), key=sizes.__getitem__)
+        print(f"  widest level: {widest}, {sizes[widest]:,} queue entries ({kernels[widest]})")
 
         if args.inject_error and not problems:
             result.levels[source] += 1

@@ -118,28 +118,10 @@ __device__ inline Level grid_level(const GridQueues& Q, const edge_t* offsets,
 }
 
 // [persistent-clock-begin]
-// A device clock for profile runs, read by one thread at the start of every level.
-// NVIDIA: the global nanosecond timer; AMD: the constant-rate wall clock; the emulator:
-// the CPU's time-stamp counter where it has one. The host converts ticks to time.
-__device__ inline bfs_u64 device_clock()
-{
-#if defined(BFS_EMULATOR)
-#if defined(__x86_64__) || defined(__i386__)
-    return __builtin_ia32_rdtsc();
-#else
-    return 0;  // no clock: the host reports no level times
-#endif
-#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
-    bfs_u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-#else
-    return wall_clock64();
-#endif
-}
-
-// What a profile run records for each level, when the level starts: the clock, which
-// kernel runs it (MODE_SINGLE or MODE_GRID) and how many queue entries it has.
+// What a profile run records for each level, when the level starts: the device clock
+// (device_clock() of bfs_common.h, which every block reads alike), which kernel runs the
+// level (MODE_SINGLE or MODE_GRID) and how many queue entries it has. One thread writes
+// it; the host reads the whole record once, after the search.
 struct LevelStamp {
     bfs_u64 clock;
     bfs_u32 kernel;

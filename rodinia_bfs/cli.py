@@ -58,10 +58,10 @@ def cmd_run(args) -> int:
     from rodinia_bfs.reference import bfs_reference
     from rodinia_bfs.resultfile import write_result_file
     from rodinia_bfs.validate import check_levels, check_parents
-    from rodinia_bfs.variants import STEPS, VARIANT_NAMES, check_source, get_step
+    from rodinia_bfs.variants import STEPS, VARIANT_NAMES, get_step
 
     graph, source = _load_input(args)
-    source = check_source(graph, source)
+    source = graph.check_source(source)
     _say(_describe_graph(graph, args.graph or f"built-in graph {graph.name}"))
 
     names = list(VARIANT_NAMES) if args.variant == "all" else [args.variant]

@@ -16,7 +16,8 @@ from rodinia_bfs.bench.suites import SUITES, default_sources, suite_graphs
 from rodinia_bfs.cli import main
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import bfs_reference
-from rodinia_bfs.variants import STEPS, BFSRun
+from rodinia_bfs.reference import BFSResult
+from rodinia_bfs.variants import STEPS
 
 from helpers import DATA, awkward_graph
 
@@ -166,7 +167,7 @@ def test_wrong_result_fails_the_bench(tmp_path, capsys, monkeypatch):
         levels = result.levels.copy()
         far = int(np.argmax(levels))
         levels[far] += 1
-        return BFSRun(levels, result.parents, result.iterations, result.level_times_ms)
+        return BFSResult(levels, result.parents, result.iterations, result.level_times_ms)
 
     monkeypatch.setattr(step, "run", wrong_run)
     json_path = tmp_path / "r.json"

@@ -144,14 +144,14 @@ def test_no_line_number_includes(page):
         )
 
 
+def _problems(blocks, check) -> list[str]:
+    """``page:line: problem`` for each block that ``check`` finds a problem in."""
+    return [f"{b.page.relative_to(ROOT)}:{b.line}: {why}" for b in blocks if (why := check(b))]
+
+
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(DOCS).as_posix())
 def test_no_pasted_code(page):
-    blocks, _ = scan_blocks(page)
-    problems = [
-        f"{b.page.relative_to(ROOT)}:{b.line}: {why}"
-        for b in blocks
-        if (why := pasted_code(b))
-    ]
+    problems = _problems(scan_blocks(page)[0], pasted_code)
     assert not problems, (
         "code pasted into the docs drifts from the code that runs; pull it in with "
         "literalinclude and markers instead:\n" + "\n".join(problems)
@@ -219,12 +219,7 @@ def _include_problem(block: Block) -> str | None:
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(DOCS).as_posix())
 def test_includes_point_at_code(page):
-    _, includes = scan_blocks(page)
-    problems = [
-        f"{b.page.relative_to(ROOT)}:{b.line}: {why}"
-        for b in includes
-        if (why := _include_problem(b))
-    ]
+    problems = _problems(scan_blocks(page)[1], _include_problem)
     assert not problems, "\n".join(problems)
 
 

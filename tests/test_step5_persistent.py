@@ -13,19 +13,14 @@ import pytest
 
 from rodinia_bfs.errors import CompileError, DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
-from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker, rodinia_graphgen
+from rodinia_bfs.graphs.generators import grid2d
 from rodinia_bfs.kernels import kernel_headers, kernel_source
-from rodinia_bfs.runtime import get_device
-from rodinia_bfs.validate import check_parents
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.persistent import PersistentBFS, build_edge_records, tunables
 
-from helpers import awkward_graph, scipy_levels
-
-
-@pytest.fixture(scope="module", params=[32, 64], ids=["warp32", "warp64"])
-def device(request):
-    return get_device("cpu", warp_size=request.param)
+from helpers import GRAPHS as CONTRACT_GRAPHS
+from helpers import (awkward_graph, check_run, edit_kernel, hiprtc_or_skip, nvrtc_or_skip,
+                     scipy_levels, sources_of, with_kernel)
 
 
 def path_graph(n: int) -> CSRGraph:
@@ -54,15 +49,9 @@ def spider(legs: int = 12, length: int = 10) -> CSRGraph:
     return CSRGraph.from_edges(src, dst, n, name=f"spider-{legs}x{length}")
 
 
-GRAPHS = {
-    "spider": spider,
-    "awkward": awkward_graph,
-    "one-way": one_way,
-    "grid-37x29": lambda: grid2d(37, 29),
-    "hubs-40x40": lambda: grid_with_hubs(40, 40, seed=2),
-    "kronecker-10": lambda: kronecker(10, seed=5, progress=False),
-    "graphgen-3001": lambda: rodinia_graphgen(3001, seed=3),
-}
+#: The contract's graphs, a spider (a level that overflows a small queue) and a
+#: directed graph.
+GRAPHS = {**CONTRACT_GRAPHS, "spider": spider, "one-way": one_way}
 
 
 def configs(warp_size: int) -> dict:
@@ -89,30 +78,17 @@ def configs(warp_size: int) -> dict:
     }
 
 
-def sources_of(graph):
-    """0, two others, the last vertex, and the highest-degree vertex."""
-    n = graph.num_vertices
-    return sorted({0, n // 2 + 1, n // 3, n - 1, int(np.argmax(graph.degrees()))})
+def frontier_sizes(run) -> list[int]:
+    """The vertices of each level of a run."""
+    return np.bincount(run.levels[run.levels >= 0]).tolist()
 
 
-def check_run(graph, source, result):
-    """Levels as scipy has them, a Graph500-valid parent tree, and the right level count;
-    with a profile, one frontier size per level that counts every reached vertex."""
-    levels = scipy_levels(graph, source)
-    np.testing.assert_array_equal(result.levels, levels)
-    check_parents(graph, source, result.levels, result.parents)
-    per_level = np.bincount(levels[levels >= 0]).tolist()
-    assert result.iterations == len(per_level)
-    if result.frontier_sizes:
-        assert result.frontier_sizes == per_level
-
-
-def fits_single_block(graph, result, step) -> bool:
+def fits_single_block(graph, run, step) -> bool:
     """Does every level of the search fit the single block's queues and edge limit?"""
-    levels = result.levels
-    reached = levels >= 0
-    edges = np.bincount(levels[reached], weights=graph.degrees()[reached])
-    return max(result.frontier_sizes) <= step.sb_capacity and edges.max() <= step.defines["SB_EDGE_LIMIT"]
+    reached = run.levels >= 0
+    edges = np.bincount(run.levels[reached], weights=graph.degrees()[reached])
+    return (max(frontier_sizes(run)) <= step.sb_capacity
+            and edges.max() <= step.defines["SB_EDGE_LIMIT"])
 
 
 def kernels_run(step) -> list[str]:
@@ -120,9 +96,8 @@ def kernels_run(step) -> list[str]:
     return step.last_profile["kernel"]
 
 
-def test_registered():
+def test_registered_after_step_4():
     assert STEPS["persistent"] is PersistentBFS
-    assert PersistentBFS.returns_parents
     assert list(STEPS).index("persistent") == list(STEPS).index("balanced") + 1
 
 
@@ -133,7 +108,7 @@ def test_every_configuration_matches_independent_bfs(device, name, config):
     with PersistentBFS(device, graph, **configs(device.warp_size)[config]) as step:
         for source in sources_of(graph):
             result = step.run(source, profile=True)
-            check_run(graph, source, result)
+            check_run(step, source, result)
             ran = set(kernels_run(step))
             if config == "single" and fits_single_block(graph, result, step):
                 assert ran == {"single"}
@@ -149,22 +124,10 @@ def test_the_switching_configuration_goes_to_the_grid_and_back(device):
     graph = GRAPHS["grid-37x29"]()
     with PersistentBFS(device, graph, **configs(device.warp_size)["switching"]) as step:
         result = step.run(0, profile=True)
-        check_run(graph, 0, result)
+        check_run(step, 0, result)
         kernels = kernels_run(step)
     runs = [k for i, k in enumerate(kernels) if i == 0 or k != kernels[i - 1]]
     assert runs == ["single", "grid", "single"], kernels
-
-
-def _with_kernel(device, graph, source=None, headers=None, **options):
-    """A PersistentBFS whose kernel source (and headers, by include name) are replaced."""
-    text = source or kernel_source("persistent.hip")
-
-    class Patched(PersistentBFS):
-        def _compile(self, defines):
-            return self.device.compile(text, "patched.hip", defines=defines,
-                                       headers={**kernel_headers(), **(headers or {})})
-
-    return Patched(device, graph, **options)
 
 
 def test_overflow_of_the_single_block_is_used(device):
@@ -173,17 +136,15 @@ def test_overflow_of_the_single_block_is_used(device):
     the wrong vertices (the next vertex along each leg), the search goes wrong; so the
     switching configuration's queue really overflowed, and the hand-over took the
     overflow to the grid."""
-    original = kernel_source("persistent.hip")
-    write = "S.overflow[slot - SB_CAPACITY] = found[i].vertex;"
-    broken = original.replace(write, "S.overflow[slot - SB_CAPACITY] = found[i].vertex + 1;")
-    assert broken != original
+    broken = edit_kernel("persistent.hip", "S.overflow[slot - SB_CAPACITY] = found[i].vertex;",
+                         "S.overflow[slot - SB_CAPACITY] = found[i].vertex + 1;")
     graph = spider()
     options = configs(device.warp_size)["switching"]
     with PersistentBFS(device, graph, **options) as step:
         result = step.run(0, profile=True)
-        check_run(graph, 0, result)
-        assert kernels_run(step)[:2] == ["single", "grid"] and result.frontier_sizes[1] == 12
-    with _with_kernel(device, graph, broken, **options) as step:
+        check_run(step, 0, result)
+        assert kernels_run(step)[:2] == ["single", "grid"] and frontier_sizes(result)[1] == 12
+    with with_kernel(PersistentBFS, broken)(device, graph, **options) as step:
         lost = step.run(0)
     assert not np.array_equal(lost.levels, scipy_levels(graph, 0))
 
@@ -194,7 +155,7 @@ def test_path_of_twenty_thousand_levels(device):
     graph = path_graph(20_000)
     with PersistentBFS(device, graph) as step:
         result = step.run(0, profile=True)
-        check_run(graph, 0, result)
+        check_run(step, 0, result)
         assert set(kernels_run(step)) == {"single"}
         assert step.last_host_waits == 1
     assert result.iterations == 20_000
@@ -208,26 +169,24 @@ def test_hand_over_to_the_grid_and_back(device, rounds):
     graph = grid2d(64, 64)
     with PersistentBFS(device, graph, sb_block_size=64, sb_capacity=64, rounds=rounds) as step:
         result = step.run(70, profile=True)
-        check_run(graph, 70, result)
+        check_run(step, 70, result)
         kernels = kernels_run(step)
         waits = step.last_host_waits
     first_grid, last_grid = kernels.index("grid"), len(kernels) - 1 - kernels[::-1].index("grid")
     assert set(kernels[:first_grid]) == {"single"} and set(kernels[last_grid + 1:]) == {"single"}
     assert set(kernels[first_grid:last_grid + 1]) == {"grid"}
-    assert max(result.frontier_sizes[:first_grid]) <= 64 < result.frontier_sizes[first_grid]
-    assert result.frontier_sizes[last_grid + 1] <= 32  # handed back at half the capacity
+    sizes = frontier_sizes(result)
+    assert max(sizes[:first_grid]) <= 64 < sizes[first_grid]
+    assert sizes[last_grid + 1] <= 32  # handed back at half the capacity
     assert waits == (1 if rounds == 2 else 2)
 
 
-def test_sources_without_edges(device):
-    """An isolated vertex, and the sink of a directed graph: one level, and only the
-    source reached."""
-    for graph, source in ((awkward_graph(), 1236), (one_way(), 499)):
-        with PersistentBFS(device, graph, sb_block_size=64) as step:
-            result = step.run(source)
-        check_run(graph, source, result)
-        assert result.iterations == 1 and np.count_nonzero(result.levels >= 0) == 1
-        assert result.parents[source] == source
+def test_sink_of_a_directed_graph(device):
+    """A source with no edge out: one level, and only the source reached."""
+    with PersistentBFS(device, one_way(), sb_block_size=64) as step:
+        result = step.run(499)
+        check_run(step, 499, result)
+    assert result.iterations == 1 and np.count_nonzero(result.levels >= 0) == 1
 
 
 def test_reruns_start_clean(device):
@@ -240,20 +199,20 @@ def test_reruns_start_clean(device):
         step.run(1599)
         again = step.run(5)
     np.testing.assert_array_equal(again.levels, first.levels)
-    check_run(graph, 5, again)
+    check_run(step, 5, again)
 
 
-def test_profile_times_every_level(device):
-    """With profile=True: a time per level from the device clock, adding up to no more
-    than the whole search took; without it, none (and no clock is read)."""
+def test_profile_comes_from_the_device(device):
+    """With profile=True the device records each level: a clock stamp (the times), the
+    kernel that ran it and its queue entries (for the single block, its vertices)."""
     graph = grid2d(37, 29)
     with PersistentBFS(device, graph, sb_block_size=64) as step:
-        plain = step.run(100)
         result = step.run(100, profile=True)
-    check_run(graph, 100, result)
-    assert plain.level_times_ms == [] and plain.frontier_sizes == []
-    assert len(result.level_times_ms) == result.iterations
-    assert all(t >= 0 for t in result.level_times_ms) and sum(result.level_times_ms) > 0
+        check_run(step, 100, result)
+        profile = step.last_profile
+    assert len(result.level_times_ms) == result.iterations and sum(result.level_times_ms) > 0
+    assert profile["kernel"] == ["single"] * result.iterations
+    assert profile["entries"] == frontier_sizes(result)
 
 
 # -- never a hang ---------------------------------------------------------------------------
@@ -262,11 +221,10 @@ def test_runaway_single_block_is_an_error(device):
     """A single block that claims every target again, visited or not, never empties its
     queues: the kernel's guard (no more levels or queued vertices than the graph has)
     ends the search with an error instead of a loop."""
-    original = kernel_source("persistent.hip")
-    check = "if ((*word & bit) || (atomicOr(word, bit) & bit)) return false;"
-    broken = original.replace(check, "atomicOr(word, bit);")
-    assert broken != original
-    with _with_kernel(device, path_graph(50), broken, sb_block_size=64) as step:
+    broken = edit_kernel("persistent.hip",
+                         "if ((*word & bit) || (atomicOr(word, bit) & bit)) return false;",
+                         "atomicOr(word, bit);")
+    with with_kernel(PersistentBFS, broken)(device, path_graph(50), sb_block_size=64) as step:
         with pytest.raises(DeviceError, match="did not finish"):
             step.run(0)
 
@@ -274,14 +232,12 @@ def test_runaway_single_block_is_an_error(device):
 def test_runaway_grid_is_an_error(device):
     """A grid that queues vertex 0 again at every level never empties its queues: the
     same guard ends the search."""
-    original = kernel_source("persistent.hip")
     clear = "Q.counters(level + 2)[threadIdx.x * COUNTER_STRIDE] = 0;"
     again = (" if (blockIdx.x == 0 && threadIdx.x == 0) Q.small(level + 1)"
              "[atomicAdd(&Q.counters(level + 1)[SMALL * COUNTER_STRIDE], 1u)] = 0;")
-    broken = original.replace(clear, clear + again)
-    assert broken != original
-    with _with_kernel(device, path_graph(50), broken, sb_block_size=64, sb_edge_limit=0,
-                      max_grid_blocks=2) as step:
+    broken = edit_kernel("persistent.hip", clear, clear + again)
+    with with_kernel(PersistentBFS, broken)(device, path_graph(50), sb_block_size=64,
+                                            sb_edge_limit=0, max_grid_blocks=2) as step:
         with pytest.raises(DeviceError, match="did not finish"):
             step.run(0)
 
@@ -290,13 +246,12 @@ def test_block_that_skips_the_grid_barrier_is_an_error(device):
     """A grid whose last block leaves instead of waiting at the grid barrier: the other
     blocks would wait for ever. The run ends with a clear error (the emulator reports
     the deadlock; on a GPU the barrier's bounded wait gives up) instead of a hang."""
-    original = kernel_source("persistent.hip")
     barrier = "if (!grid_sync(barrier)) return;"
-    broken = original.replace(barrier, "if (blockIdx.x == gridDim.x - 1) return;\n" + barrier)
-    assert broken != original
-    with _with_kernel(device, grid2d(20, 20), broken, sb_block_size=64, sb_edge_limit=0,
-                      max_grid_blocks=2) as step:
-        with pytest.raises(DeviceError, match="(?i)deadlock|barrier|progress"):
+    broken = edit_kernel("persistent.hip", barrier,
+                         "if (blockIdx.x == gridDim.x - 1) return;\n" + barrier)
+    with with_kernel(PersistentBFS, broken)(device, grid2d(20, 20), sb_block_size=64,
+                                            sb_edge_limit=0, max_grid_blocks=2) as step:
+        with pytest.raises(DeviceError, match="deadlock"):
             step.run(0)
 
 
@@ -337,7 +292,7 @@ def test_shared_memory_plan(device):
     big = CSRGraph.from_edges([0], [1], 8 * budget + 1, name="wide")
     with PersistentBFS(device, big, sb_block_size=64) as step:
         assert not step.shared_bitmap
-        check_run(big, 0, step.run(0))
+        check_run(step, 0, step.run(0))
     with pytest.raises(RodiniaBFSError, match="do not fit"):
         PersistentBFS(device, big, shared_bitmap=True)
 
@@ -390,35 +345,10 @@ def _define_sets(warp_size):
     ]
 
 
-def _compiler_or_skip(backend_name):
-    import os
-
-    from rodinia_bfs.runtime import cuda_backend, hip_backend
-
-    if backend_name == "hip":
-        backend, env = hip_backend, "RODINIA_BFS_REQUIRE_HIPRTC"
-        problem = ("hip-python not installed" if hip_backend.hip is None else
-                   None if hip_backend.configure_libraries().get("hiprtc") else
-                   "hiprtc library not found (run .ci/install-rocm-hiprtc.sh)")
-    else:
-        backend, env = cuda_backend, "RODINIA_BFS_REQUIRE_NVRTC"
-        problem = "cuda-python not installed" if cuda_backend.nvrtc is None else None
-        if problem is None:
-            try:
-                cuda_backend.nvrtc_version()
-            except DeviceError as exc:
-                problem = str(exc)
-    if problem:
-        if os.environ.get(env) == "1":
-            pytest.fail(f"{env}=1 but {problem}")
-        pytest.skip(problem)
-    return backend
-
-
 @pytest.mark.parametrize("which", [0, 1, 2, 3], ids=["default", "plain", "tiny", "batch32"])
 @pytest.mark.parametrize("arch, warp_size", [("gfx90a", 64), ("gfx1030", 32)])
 def test_hiprtc_compiles(arch, warp_size, which):
-    hiprtc = _compiler_or_skip("hip")
+    hiprtc = hiprtc_or_skip()
     code = hiprtc.compile_for_arch(kernel_source("persistent.hip"), arch, "persistent.hip",
                                    _define_sets(warp_size)[which], headers=kernel_headers())
     assert code[:4] == b"\x7fELF"
@@ -426,20 +356,13 @@ def test_hiprtc_compiles(arch, warp_size, which):
 
 @pytest.mark.parametrize("which", [0, 1, 2, 3], ids=["default", "plain", "tiny", "batch32"])
 def test_nvrtc_compiles(which):
-    nvrtc = _compiler_or_skip("cuda")
+    nvrtc = nvrtc_or_skip()
     code = nvrtc.compile_for_arch(kernel_source("persistent.hip"), "sm_90", "persistent.hip",
                                   _define_sets(32)[which], headers=kernel_headers())
     assert code[:4] == b"\x7fELF"
 
 
 # -- on a GPU -------------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def gpu():
-    from helpers import gpu_device_or_skip
-
-    return gpu_device_or_skip()
-
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("config", ["single", "grid", "switching", "plain"])
@@ -448,7 +371,7 @@ def test_gpu_every_configuration(gpu, name, config):
     graph = GRAPHS[name]()
     with PersistentBFS(gpu, graph, **configs(gpu.warp_size)[config]) as step:
         for source in sources_of(graph):
-            check_run(graph, source, step.run(source, profile=True))
+            check_run(step, source, step.run(source, profile=True))
 
 
 @pytest.mark.gpu
@@ -456,6 +379,6 @@ def test_gpu_path_and_defaults(gpu):
     graph = path_graph(20_000)
     with PersistentBFS(gpu, graph) as step:
         result = step.run(0, profile=True)
-        check_run(graph, 0, result)
+        check_run(step, 0, result)
         assert step.last_host_waits == 1
         assert len(result.level_times_ms) == 20_000

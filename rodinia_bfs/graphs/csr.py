@@ -12,9 +12,12 @@ file said, the arrays are what the kernels read.
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from rodinia_bfs.errors import RodiniaBFSError
 
 #: Largest vertex count a 32-bit vertex id can address.
 MAX_VERTICES = 2**31 - 1
@@ -61,6 +64,15 @@ class CSRGraph:
     def neighbors(self, v: int) -> np.ndarray:
         return self.targets[self.offsets[v] : self.offsets[v + 1]]
     # [csr-graph-end]
+
+    def check_source(self, source) -> int:
+        """``source`` as a Python int; a one-line error if the graph has no such vertex."""
+        source = operator.index(source)
+        n = self.num_vertices
+        if not 0 <= source < n:
+            where = f"0..{n - 1}" if n else "it has no vertices"
+            raise RodiniaBFSError(f"source {source} is outside the graph ({where})")
+        return source
 
     def edges(self) -> tuple[np.ndarray, np.ndarray]:
         """The edge list ``(sources, targets)`` in CSR order."""

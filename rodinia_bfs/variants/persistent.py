@@ -15,9 +15,10 @@ import numpy as np
 
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
-from rodinia_bfs.runtime.base import Device, ceil_div, check_grid_barrier
+from rodinia_bfs.reference import BFSResult
+from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, ceil_div
 from rodinia_bfs.variants import balanced
-from rodinia_bfs.variants.base import BFSRun, GPUStep, check_fits, check_source
+from rodinia_bfs.variants.base import GPUStep, LevelTimer, check_fits
 
 # [persistent-tunables-begin]
 #: Threads of the single block: the most a block may have, for the widest levels.
@@ -90,6 +91,9 @@ class PersistentBFS(GPUStep):
     name = "persistent"
     kernel_file = "persistent.hip"
     returns_parents = True
+    # ``iterations`` is the number of levels the kernels ran, as in the steps before,
+    # although the host loop goes round once per batch of kernels, not once per level.
+    one_level_per_iteration = True
 
     @classmethod
     def default_defines(cls, warp_size: int) -> dict:
@@ -111,7 +115,7 @@ class PersistentBFS(GPUStep):
                             max_grid_blocks)
         defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
                            sb_edge_limit, edge_batch, True, edge_records, hand_back, **grid)
-        balanced.BalancedBFS._check_tunables(device.warp_size, defines, 1)
+        balanced.BalancedBFS._check_tunables(device, defines, 1)
         capacity, in_shared = self._plan_shared_memory(device, defines, sb_capacity,
                                                        shared_bitmap)
         defines.update(SB_CAPACITY=capacity, SHARED_BITMAP=int(in_shared))
@@ -151,19 +155,19 @@ class PersistentBFS(GPUStep):
         self.counts = self._alloc(3 * len(balanced.QUEUES) * balanced.COUNTER_STRIDE * 4)
         self.overflow = self._alloc(4 * self.overflow_capacity)  # the single block's spill
         self.control = self._alloc(CONTROL_BYTES)  # the Control record
-        self.barriers = self._alloc(16 * rounds)  # a GridBarrier per grid launch of a batch
+        # A GridBarrier per grid launch of a batch.
+        self.barriers = self._alloc(GRID_BARRIER_BYTES * rounds)
         self.stamps = None  # device clock per level, allocated by the first profile run
         self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
         # Pinned host memory: the start state goes down, the Control record comes back.
         self.h_start = device.host_malloc(CONTROL_BYTES // 4 + 1, np.int32)
         self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.int32)
-        self.stream = device.stream()
     # [persistent-setup-end]
 
     @staticmethod
     def _check_options(device, sb_block_size, sb_edge_limit, edge_batch, rounds, max_grid_blocks):
         warp = device.warp_size
-        most = min(balanced.MAX_BLOCK_SIZE, device.max_threads_per_block)
+        most = device.max_threads_per_block
         if not warp <= sb_block_size <= most or sb_block_size % warp:
             raise RodiniaBFSError(f"sb_block_size must be a multiple of the warp size ({warp}) "
                                   f"up to {most}, got {sb_block_size}")
@@ -224,23 +228,31 @@ class PersistentBFS(GPUStep):
                   *queues, self.overflow, np.uint32(self.overflow_capacity),
                   stamps, np.uint32(stamp_capacity))
         grid = [(*graph, self.levels, self.parents, self.bitmap, n, self.control, *queues,
-                 self.barriers.view(16 * r, 16), stamps, np.uint32(stamp_capacity))
+                 self._barrier(r), stamps, np.uint32(stamp_capacity))
                 for r in range(self.rounds)]
         return single, grid
 
-    def search(self, source: int, profile: bool = False) -> BFSRun:
-        source = check_source(self.graph, source)
-        self._reset(source)
+    def _barrier(self, r: int):
+        """The GridBarrier of the r-th grid launch of a batch."""
+        return self.barriers.view(GRID_BARRIER_BYTES * r, GRID_BARRIER_BYTES)
+
+    def search(self, source: int, profile: bool = False) -> BFSResult:
+        """The contract's search; with ``profile=True`` the level times come from the
+        device clock (the levels run on the device: no host event falls between them)."""
+        self._profile = profile
+        outcome = super().search(source, profile=profile)
+        if profile:
+            outcome.level_times_ms = self._level_times(outcome.iterations)
+        return outcome
+
+    def _host_loop(self, start, timer: LevelTimer) -> BFSResult:
         dev, stream = self.device, self.stream
         n = self.graph.num_vertices
-        if profile and self.stamps is None:
+        if self._profile and self.stamps is None:
             # A LevelStamp per level, and one for the end.
             self.stamps = self._alloc(LEVEL_STAMP.itemsize * (n + 1))
-        stamps, stamp_capacity = (self.stamps, n + 1) if profile else (self.no_stamps, 0)
+        stamps, stamp_capacity = (self.stamps, n + 1) if self._profile else (self.no_stamps, 0)
         single_args, grid_args = self._arguments(stamps, stamp_capacity)
-        if profile:
-            begin, end = dev.event(), dev.event()
-            begin.record(stream)
 
         # [persistent-host-loop-begin]
         reached = -1  # the level the last batch stopped at
@@ -256,39 +268,31 @@ class PersistentBFS(GPUStep):
             dev.memcpy_dtoh_async(self.h_control, self.control, stream)
             stream.synchronize()  # the one wait of a batch: where did the kernels stop?
             self.last_host_waits += 1
-            mode, level = int(self.h_control[0]), int(self.h_control[1])
+            mode, level, enqueued, pieces = (int(x) for x in self.h_control[[0, 1, 3, 4]])
             if mode == MODE_DONE:
                 break
-            if mode == MODE_RUNAWAY:
-                raise DeviceError(
-                    f"persistent BFS did not finish: at level {level} its queues held more "
-                    f"vertices, pieces or levels than the graph's {n} vertices allow")
+            if mode == MODE_RUNAWAY:  # the kernels' guard: what a working BFS cannot reach
+                self._runaway_guard(level, level, n - 1, "levels")
+                self._runaway_guard(level, enqueued, n, "vertices enqueued")
+                self._runaway_guard(level, pieces, self.large_capacity, "pieces enqueued")
+                raise DeviceError(f"{self.name} BFS did not finish after {level} levels: "
+                                  "the single block's queues overflowed")
             # A kernel whose turn it is runs at least one level, so a batch that ends
             # where the last one did means a kernel gave up (a grid barrier) or a bug.
             if level <= reached:
                 for r in range(self.rounds):
-                    check_grid_barrier(dev, self.barriers.view(16 * r, 16), self.grid.name)
-                raise DeviceError(f"persistent BFS made no progress past level {level}")
+                    dev.check_grid_barrier(self._barrier(r), self.grid.name)
+                raise DeviceError(f"{self.name} BFS made no progress past level {level}")
             reached = level
-        iterations = level
         # [persistent-host-loop-end]
-
-        times, sizes = [], []
-        if profile:
-            end.record(stream)
-            end.synchronize()
-            times = self._level_times(iterations, begin.elapsed_ms(end))
-            levels = dev.from_device(self.levels, n, np.int32)
-            sizes = np.bincount(levels[levels >= 0], minlength=iterations).tolist()
-        return BFSRun(iterations=iterations, level_times_ms=times, frontier_sizes=sizes)
+        return BFSResult(iterations=level)
 
     # [persistent-profile-begin]
-    def _level_times(self, iterations: int, total_ms: float) -> list[float]:
+    def _level_times(self, iterations: int) -> list[float]:
         """Milliseconds of each level, from the device clock: stamp L is taken when level
-        L starts, stamp ``iterations`` when the search ends. The device's ticks are turned
-        into milliseconds so that the levels add up to the time the host's events
-        measured around the whole search (which also holds the launches). Also keeps
-        which kernel ran each level, and its queue entries, in ``last_profile``."""
+        L starts, stamp ``iterations`` when the search ends (``device.clock_rate_hz``
+        ticks a second). Also keeps which kernel ran each level, and its queue entries,
+        in ``last_profile``."""
         stamps = self.device.from_device(self.stamps, iterations + 1, LEVEL_STAMP)
         kernels = {MODE_SINGLE: "single", MODE_GRID: "grid"}
         #: Per level of the last profile run: the kernel that ran it and its queue entries
@@ -297,15 +301,6 @@ class PersistentBFS(GPUStep):
             "kernel": [kernels.get(int(k), "?") for k in stamps["kernel"][:iterations]],
             "entries": stamps["entries"][:iterations].tolist(),
         }
-        clock = stamps["clock"].astype(np.int64)
-        span = int(clock[-1] - clock[0])
-        if span <= 0:
-            return []  # no device clock here
-        return (np.diff(clock) * (total_ms / span)).tolist()
+        ticks = np.diff(stamps["clock"].astype(np.int64))
+        return (ticks * (1000.0 / self.device.clock_rate_hz)).tolist()
     # [persistent-profile-end]    # [persistent-profile-end]
-
-    def results(self):
-        """The levels and parents of the last search."""
-        n = self.graph.num_vertices
-        return (self.device.from_device(self.levels, n, np.int32),
-                self.device.from_device(self.parents, n, np.int32))
