@@ -165,7 +165,6 @@ struct SingleBlock {
     vertex_t* vertices;
     edge_t* begins;
     bfs_u32* starts;
-    bfs_u64* counter;  // 3 packed counters, used in turn like the grid's counter sets
     bfs_u32* bitmap;   // visited vertices, one bit each (shared or global memory)
     vertex_t* overflow;  // what does not fit queue (level + 1) % 2: slots SB_CAPACITY and up
     bfs_u32 overflow_capacity;
@@ -373,32 +372,26 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
 
     // [persistent-single-shared-begin]
     // Shared memory: the two queues (dynamic, sized by SB_CAPACITY), the bitmap after
-    // them where it fits, the packed counters, and step 4's local queues for a hand-over.
+    // them where it fits, three packed counters (used in turn, like the grid's counter
+    // sets), and step 4's local queues for a hand-over.
     DYNAMIC_SHARED(edge_t, shared);  // edge_t first: it needs 8-byte alignment
     __shared__ bfs_u64 counter[3];
     __shared__ LocalQueues local;
     __shared__ int broken;
-    SingleBlock S;
-    S.begins = shared;
-    S.vertices = (vertex_t*)(S.begins + 2 * SB_CAPACITY);
-    S.starts = (bfs_u32*)(S.vertices + 2 * SB_CAPACITY);
-    S.counter = counter;
-    S.bitmap = SHARED_BITMAP ? S.starts + 2 * SB_CAPACITY : global_bitmap;
-    S.overflow = overflow;
-    S.overflow_capacity = overflow_capacity;
-    S.broken = &broken;
-    S.offsets = offsets;
-    S.edges = edges;
-    S.records = records;
-    S.levels = levels;
-    S.parents = parents;
+    edge_t* begins = shared;  // 2 * SB_CAPACITY of each
+    vertex_t* vertices = (vertex_t*)(begins + 2 * SB_CAPACITY);
+    bfs_u32* starts = (bfs_u32*)(vertices + 2 * SB_CAPACITY);
+    bfs_u32* bitmap = SHARED_BITMAP ? starts + 2 * SB_CAPACITY : global_bitmap;
+    const SingleBlock S = {vertices, begins, starts, bitmap, overflow, overflow_capacity,
+                           &broken, offsets, edges, records, levels, parents};
     // [persistent-single-shared-end]
 
+    // [persistent-single-start-begin]
     // The vertices visited so far: the grid keeps the global bitmap up to date when it
     // hands a frontier back; the host clears it before a search.
     const bfs_u32 words = bitmap_words(n);
     if (SHARED_BITMAP) {
-        for (bfs_u32 w = threadIdx.x; w < words; w += SB_BLOCK_SIZE) S.bitmap[w] = global_bitmap[w];
+        for (bfs_u32 w = threadIdx.x; w < words; w += SB_BLOCK_SIZE) bitmap[w] = global_bitmap[w];
     }
     const bfs_u32 small_count = level == 0 ? 0 : Q.count(level, SMALL);
     const bfs_u32 medium_count = level == 0 ? 0 : Q.count(level, MEDIUM);
@@ -407,13 +400,14 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     if (threadIdx.x == 0) broken = 0;
     __syncthreads();  // the bitmap and the counters are ready; the grid's counts are read
     if (level == 0 && threadIdx.x == 0) {
-        atomicOr(&S.bitmap[(bfs_u32)control->source / WORD_BITS], bitmap_bit(control->source));
+        atomicOr(&bitmap[(bfs_u32)control->source / WORD_BITS], bitmap_bit(control->source));
     }
     load_frontier(S, Q, level % 2, level, control->source, small_count, medium_count,
                   &counter[level % 3]);
     // Every set of the grid's counters starts at zero for the hand-over below.
     for (bfs_u32 i = threadIdx.x; i < 3 * QUEUES * COUNTER_STRIDE; i += SB_BLOCK_SIZE) counts[i] = 0;
     __syncthreads();  // the first frontier is queued
+    // [persistent-single-start-end]
 
     // [persistent-single-loop-begin]
     bfs_u32 mode = MODE_SINGLE;
