@@ -67,6 +67,7 @@ struct Control {
 #define MODE_GRID 2
 #define MODE_DONE 3
 #define MODE_RUNAWAY 4  // more levels, vertices or pieces than the graph has: a bug
+#define MODE_FAILED 5   // a grid barrier gave up: a block never arrived (a bug)
 // [persistent-control-end]
 
 // The visited bitmap: bit u % WORD_BITS of word u / WORD_BITS is set once u is reached.
@@ -525,7 +526,12 @@ persistent_grid(const edge_t* offsets, const vertex_t* edges, level_t* levels,
         expand_small(L, Q.small(level), small, blockIdx.x * BLOCK_SIZE + threadIdx.x,
                      gridDim.x * BLOCK_SIZE);
         copy_out(L);
-        if (!grid_sync(barrier)) return;  // the barrier gave up: the host reports it
+        if (!grid_sync(barrier)) {
+            // The barrier gave up. Say so, so that no later kernel of the batch carries
+            // on from a half-finished level; the host reports the barrier's failure.
+            if (threadIdx.x == 0) atomicExch(&control->mode, (bfs_u32)MODE_FAILED);
+            return;
+        }
         level++;
     }
     // [persistent-grid-loop-end]

@@ -52,7 +52,7 @@ SB_STATIC_EXTRA = 2048
 
 #: The Control record (persistent.hip): five 4-byte fields, and its modes.
 CONTROL_BYTES = 20
-MODE_SINGLE, MODE_GRID, MODE_DONE, MODE_RUNAWAY = 1, 2, 3, 4
+MODE_SINGLE, MODE_GRID, MODE_DONE, MODE_RUNAWAY, MODE_FAILED = 1, 2, 3, 4, 5
 
 #: What a profile run records at the start of each level (LevelStamp in persistent.hip).
 LEVEL_STAMP = np.dtype([("clock", "<u8"), ("kernel", "<u4"), ("entries", "<u4")])
@@ -118,13 +118,12 @@ class PersistentBFS(GPUStep):
         defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
                            sb_edge_limit, edge_batch, True, edge_records, hand_back, **grid)
         balanced.BalancedBFS._check_tunables(device, defines, 1)
-        capacity, in_shared = self._plan_shared_memory(device, defines, sb_capacity,
-                                                       shared_bitmap)
+        capacity, in_shared, self.dynamic_shared = self._plan_shared_memory(
+            device, defines, sb_capacity, shared_bitmap)
         defines.update(SB_CAPACITY=capacity, SHARED_BITMAP=int(in_shared))
         self.defines = defines
         self.block_size, self.sb_block_size, self.rounds = block_size, sb_block_size, rounds
         self.sb_capacity, self.shared_bitmap = capacity, in_shared
-        self.dynamic_shared = 32 * capacity + (4 * ceil_div(n, 32) if in_shared else 0)
         degrees = graph.degrees()
         if edge_records and degrees.size and int(degrees.max()) >= 2**32:
             raise RodiniaBFSError("edge_records needs every degree below 2^32")
@@ -183,10 +182,11 @@ class PersistentBFS(GPUStep):
             raise RodiniaBFSError(f"max_grid_blocks must be at least 1, got {max_grid_blocks}")
 
     # [persistent-plan-begin]
-    def _plan_shared_memory(self, device, defines, capacity, shared_bitmap) -> tuple[int, bool]:
-        """The single block's queue capacity and where its bitmap goes, within the shared
-        memory a block may have on this device. The queues take 32 bytes per entry, the
-        bitmap one bit per vertex; step 4's local queues (for a hand-over) are static."""
+    def _plan_shared_memory(self, device, defines, capacity, shared_bitmap) -> tuple[int, bool, int]:
+        """The single block's queue capacity, whether its bitmap is in shared memory, and
+        the dynamic shared memory of its launch, within what a block may have on this
+        device. The queues take 32 bytes per entry, the bitmap one bit per vertex; step
+        4's local queues (for a hand-over) are static."""
         budget = device.max_shared_memory_per_block
         static = 4 * (defines["LOCAL_SMALL"] + defines["LOCAL_MEDIUM"]) + SB_STATIC_EXTRA
         bitmap = 4 * ceil_div(self.graph.num_vertices, 32)
@@ -204,7 +204,8 @@ class PersistentBFS(GPUStep):
                 f"the visited bitmap of {self.graph.num_vertices:,} vertices ({bitmap:,} bytes) "
                 f"and queues of {capacity} entries do not fit the {budget:,} bytes of shared "
                 f"memory of a block of {device.name}; use shared_bitmap=False")
-        return capacity, fits if shared_bitmap is None else bool(shared_bitmap)
+        in_shared = fits if shared_bitmap is None else bool(shared_bitmap)
+        return capacity, in_shared, 32 * capacity + (bitmap if in_shared else 0)
     # [persistent-plan-end]
 
     def _reset(self, source: int) -> None:
@@ -279,11 +280,12 @@ class PersistentBFS(GPUStep):
                 self._runaway_guard(level, pieces, self.large_capacity, "pieces enqueued")
                 raise DeviceError(f"{self.name} BFS did not finish after {level} levels: "
                                   "the single block's queues overflowed")
-            # A kernel whose turn it is runs at least one level, so a batch that ends
-            # where the last one did means a kernel gave up (a grid barrier) or a bug.
-            if level <= reached:
+            if mode == MODE_FAILED:  # a grid barrier gave up: the barrier says why
                 for r in range(self.rounds):
                     dev.check_grid_barrier(self._barrier(r), self.grid.name)
+            # A kernel whose turn it is runs at least one level, so a batch that ends
+            # where the last one did means a bug.
+            if mode == MODE_FAILED or level <= reached:
                 raise DeviceError(f"{self.name} BFS made no progress past level {level}")
             reached = level
         # [persistent-host-loop-end]
