@@ -10,6 +10,8 @@ the same buffers, reset and loop, so the class is step 2's with another kernel.
 
 from __future__ import annotations
 
+import numpy as np
+
 from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.runtime.base import Device
@@ -47,7 +49,8 @@ class PrivatizedBFS(QueueBFS):
 
     # [privatized-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = BLOCK_SIZE,
-                 local_capacity: int = LOCAL_CAPACITY, max_blocks: int = MAX_BLOCKS):
+                 local_capacity: int = LOCAL_CAPACITY, max_blocks: int = MAX_BLOCKS,
+                 count_atomics: bool = False):
         # The local queue is static shared memory: 4 bytes per entry and two 4-byte
         # counters, within what a block gets without opting in to more (48 KiB on NVIDIA
         # GPUs, 64 KiB on AMD ones).
@@ -59,10 +62,31 @@ class PrivatizedBFS(QueueBFS):
                 f"{shared // 1024} KiB of shared memory), got {local_capacity}"
             )
         self.local_capacity = local_capacity
+        # Example 03 builds the kernel with BFS_COUNT_ATOMICS: it then also counts its
+        # global atomics, in two bfs_u32 right after the queue's counter.
+        self.count_atomics = count_atomics
+        self.counter_words = 3 if count_atomics else 1
         # Chapter 2's constructor does the rest: check the launch shape, compile (with
         # both tunables, below), upload the graph and allocate the same buffers.
         super().__init__(device, graph, block_size, max_blocks)
 
     def defines(self) -> dict:
-        return {"BLOCK_SIZE": self.block_size, "LOCAL_CAPACITY": self.local_capacity}
+        defines = {"BLOCK_SIZE": self.block_size, "LOCAL_CAPACITY": self.local_capacity}
+        if self.count_atomics:
+            defines["BFS_COUNT_ATOMICS"] = 1
+        return defines
     # [privatized-setup-end]
+
+    def _reset(self, source: int) -> None:
+        super()._reset(source)
+        if self.count_atomics:  # the tallies count a whole search
+            self.device.memset(self.counters.view(4, 8), 0, stream=self.stream)
+
+    def _host_loop(self, start, timer):
+        outcome = super()._host_loop(start, timer)
+        if self.count_atomics:
+            overflowed, reserved = self.device.from_device(self.counters.view(4, 8), 2, np.uint32)
+            #: The global atomics of the last search on the queue's counter: vertices that
+            #: overflowed their block's local queue, and block reservations.
+            self.last_atomic_counts = {"overflowed": int(overflowed), "reserved": int(reserved)}
+        return outcome

@@ -32,6 +32,8 @@ class QueueBFS(GPUStep):
     reports_frontier_sizes = True
     #: The kernel the host loop launches once per level.
     kernel_name = "queue_expand"
+    #: bfs_u32 counters the kernel gets; the first is the next frontier's size.
+    counter_words = 1
 
     @classmethod
     def default_defines(cls, warp_size: int) -> dict:
@@ -63,7 +65,9 @@ class QueueBFS(GPUStep):
         # suffice for any level. Two queues: one is read while the other is filled.
         self.frontier = self._alloc(4 * n)
         self.next_frontier = self._alloc(4 * n)
-        self.next_size = self._alloc(4)  # bfs_u32: the atomicAdd counter
+        # bfs_u32: the atomicAdd counter (a step may want more counters after it).
+        self.counters = self._alloc(4 * self.counter_words)
+        self.next_size = self.counters.view(0, 4)
         # Pinned host memory: the counter comes back into h_size every level, and
         # h_source holds the source id that the reset copies to the device.
         self.h_size = device.host_malloc(1, np.uint32)
