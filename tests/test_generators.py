@@ -1,5 +1,8 @@
 """The graph generators: reproducible, the sizes and degrees they promise, the right structure."""
 
+import io
+import sys
+
 import numpy as np
 import pytest
 
@@ -173,13 +176,34 @@ def test_kronecker_self_loop_share_follows_the_probabilities():
 
 
 def test_kronecker_progress(monkeypatch, capsys):
+    """In a log (stderr is not a terminal): a line when it starts and one when it is done,
+    never one line per bit."""
     monkeypatch.setattr(generators, "PROGRESS_SCALE", 5)
     kronecker(5)
     err = capsys.readouterr().err
-    assert "bit 5/5" in err and "done" in err
+    assert "5/5 bits" in err and "done" in err
+    assert err.splitlines() == ["kronecker scale 5 ...", err.splitlines()[-1]]
+    assert "bit 1/5" not in err and "bit 4/5" not in err
     kronecker(5, progress=False)
     kronecker(4)
     assert capsys.readouterr().err == ""
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_kronecker_progress_on_a_terminal(monkeypatch):
+    """On a terminal: one line that tqdm rewrites in place (carriage returns), ending
+    with the whole count, and no line per bit."""
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(generators, "PROGRESS_SCALE", 5)
+    kronecker(6)
+    shown = terminal.getvalue()
+    assert "\r" in shown and "6/6" in shown and "kronecker scale 6" in shown
+    assert shown.count("\n") <= 1
 
 
 # Grids -------------------------------------------------------------------------------

@@ -99,10 +99,11 @@ def result_tables(results: dict) -> list[Table]:
         return picked
 
     return [
-        Table("The graphs: vertices, directed edges (an undirected edge counts twice), the "
-              "largest out-degree, and the number of levels from the sources (fewest-most).",
-              ["graph", "vertices", "directed edges", "max degree", "levels"],
-              [[row[column["graph"]], row[column["vertices"]], row[column["edges"]],
+        Table("The graphs: vertices, arcs (directed edges as stored: an undirected edge "
+              "counts twice), the largest out-degree, and the number of levels from the "
+              "sources (fewest-most).",
+              ["graph", "vertices", "arcs", "max degree", "levels"],
+              [[row[column["graph"]], row[column["vertices"]], row[column["arcs"]],
                 f"{graphs[row[column['graph']]]['max_degree']:,}", row[column["levels"]]]
                for row in rows]),
         Table(f"Median time of one BFS in ms, over {sources} sources per graph "

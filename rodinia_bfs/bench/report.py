@@ -66,29 +66,33 @@ def variant_names(results: dict) -> list[str]:
 def table_rows(results: dict) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the results table: one row per graph."""
     names = variant_names(results)
-    header = ["graph", "vertices", "edges", "levels", "reference ms"]
+    header = ["graph", "vertices", "arcs", "undirected edges", "levels", "reference ms"]
     for name in names:
-        header += [f"{name} ms", f"{name} GTEPS", f"{name} speed-up"]
+        header += [f"{name} ms", f"{name} GTEPS", f"{name} speed-up", f"{name} Graph500 GTEPS"]
     rows = []
     for graph in results["graphs"]:
+        undirected = graph.get("undirected_edges")
         row = [
             graph["name"],
             f"{graph['vertices']:,}",
-            f"{graph['edges']:,}",
+            f"{graph.get('arcs', graph['edges']):,}",  # older results call the arcs "edges"
+            "directed" if graph["directed"] else (f"{undirected:,}" if undirected else ""),
             _levels_text(graph["levels"]),
             format_ms(graph["reference"]["median_ms"]),
         ]
         for name in names:
             measured = graph["variants"].get(name)
             if measured is None:
-                row += ["", "", ""]
+                row += ["", "", "", ""]
             elif not measured["valid"]:
-                row += ["FAILED" if measured.get("failed") else "INVALID", "-", "-"]
+                row += ["FAILED" if measured.get("failed") else "INVALID", "-", "-", "-"]
             else:
+                graph500 = measured.get("gteps_graph500_median")
                 row += [
                     format_ms(measured["median_ms"]),
                     format_gteps(measured["gteps_median"]),
                     format_speedup(measured["speedup_vs_reference"]),
+                    format_gteps(graph500) if graph500 is not None else "",
                 ]
         rows.append(row)
     return header, rows
@@ -98,10 +102,13 @@ def caption(results: dict) -> str:
     """One line saying what the table shows and where it was measured."""
     meta = results["meta"]
     where = meta["device_description"]
+    what = f"suite {meta['suite']}" if meta.get("suite") else "graph files"
     return (
         f"Median time of one BFS over {meta['sources_per_graph']} sources per graph "
-        f"(suite {meta['suite']}; {where}; {meta['date'][:10]}). "
-        f"Speed-up: CPU reference median / variant median."
+        f"({what}; {where}; {meta['date'][:10]}). "
+        f"Speed-up: CPU reference median / variant median. GTEPS: arcs out of the reached "
+        f"vertices per second; Graph500 GTEPS: input edges of the traversed component per "
+        f"second, each undirected edge once."
     )
 
 
@@ -285,7 +292,8 @@ def docs_header(results_dir: Path, results: dict, from_root: str) -> list[str]:
     shown = Path(results_dir).as_posix()
     lines = [
         f"Measured on **{meta['device_description']}** on {meta['date'][:10]}, "
-        f"rodinia-bfs {meta['versions']['rodinia_bfs']}, suite ``{meta['suite']}``, "
+        f"rodinia-bfs {meta['versions']['rodinia_bfs']}, "
+        f"{'suite ``' + meta['suite'] + '``' if meta.get('suite') else 'graph files'}, "
         f"{meta['sources_per_graph']} sources per graph. The CPU reference ran on "
         f"{meta['cpu']}. The results are in ``{shown}``, produced by this command:",
         "",

@@ -18,7 +18,6 @@ same arguments always give the same graph. All are vectorised over all edges.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from typing import Callable
 
@@ -26,6 +25,7 @@ import numpy as np
 
 from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.graphs.csr import MAX_VERTICES, CSRGraph
+from rodinia_bfs.progress import Progress
 
 #: Rodinia graphgen: each vertex draws between MIN_EDGES and MAX_INIT_EDGES edges.
 MIN_EDGES = 2
@@ -202,20 +202,18 @@ def kronecker(
 
 
 class _Progress:
-    """One line on stderr, rewritten in place on a terminal (a new line per update elsewhere)."""
+    """The progress of :func:`kronecker`, one update per bit, through
+    :class:`rodinia_bfs.progress.Progress`: one updating line on a terminal, two lines
+    (start and end) in a log. ``update`` takes the number of bits done so far."""
 
     def __init__(self, label: str, total: int, *, enabled: bool):
-        self.label, self.total, self.enabled = label, total, enabled
-        self.inplace = enabled and sys.stderr.isatty()
+        self._bar = Progress(label, total=total, unit="bit", enabled=enabled)
 
     def update(self, step: int) -> None:
-        if self.enabled:
-            end = "\r" if self.inplace else "\n"
-            print(f"{self.label}: bit {step}/{self.total}", end=end, file=sys.stderr, flush=True)
+        self._bar.update(step - self._bar.count)
 
     def done(self) -> None:
-        if self.enabled:
-            print(f"{self.label}: building the CSR graph ... done", file=sys.stderr, flush=True)
+        self._bar.close()
 
 
 def _grid_arcs(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
