@@ -32,10 +32,11 @@ checked, to show what a failure looks like.
 import argparse
 import sys
 
+from rodinia_bfs.api import open_device
+from rodinia_bfs.cli import run_main
 from rodinia_bfs.errors import ValidationError
 from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.reference import bfs_reference
-from rodinia_bfs.runtime import choose_backend, get_device
 from rodinia_bfs.validate import report, validate_result
 from rodinia_bfs.variants.persistent import PersistentBFS
 
@@ -58,8 +59,8 @@ def main() -> int:
                         help="change one level before validation, to see a failure")
     args = parser.parse_args()
 
-    backend, why = choose_backend(args.backend)
-    device = get_device(backend)
+    # The device: auto picks hip, then cuda, then the cpu emulator, and says why.
+    device, why = open_device(args.backend)
     print(f"device: {device.describe()} [{why}]")
     print(f"tunables: {PersistentBFS.default_defines(device.warp_size)}")
 
@@ -109,4 +110,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1
