@@ -54,6 +54,12 @@ def spider(legs: int = 12, length: int = 10) -> CSRGraph:
 GRAPHS = {**CONTRACT_GRAPHS, "spider": spider, "one-way": one_way}
 
 
+#: Blocks of 64 threads for the single block and 128 for the grid, where the default
+#: 1024 is not what a test is about: the emulator gives every thread of a block a stack
+#: of its own, so small blocks keep the tests light.
+SMALL_BLOCKS = dict(sb_block_size=64, block_size=128)
+
+
 def configs(warp_size: int) -> dict:
     """Tunables that send each graph down different paths.
 
@@ -69,11 +75,12 @@ def configs(warp_size: int) -> dict:
     tiny_grid = dict(block_size=warp_size, warp_threshold=2, block_threshold=5, block_piece=3,
                      local_small=1, local_medium=1, max_grid_blocks=2)
     return {
-        "single": dict(sb_block_size=64),
-        "grid": dict(sb_block_size=64, sb_edge_limit=0, max_grid_blocks=3),
+        "single": dict(SMALL_BLOCKS),
+        "grid": dict(SMALL_BLOCKS, sb_edge_limit=0, max_grid_blocks=3),
         "switching": dict(sb_block_size=warp_size, sb_capacity=8, sb_edge_limit=24, edge_batch=3,
                           **tiny_grid),
-        "plain": dict(sb_block_size=2 * warp_size, edge_records=False, shared_bitmap=False,
+        "plain": dict(sb_block_size=2 * warp_size, block_size=2 * warp_size,
+                      edge_records=False, shared_bitmap=False,
                       edge_batch=1, hand_back=False, sb_capacity=16, max_grid_blocks=2),
     }
 
@@ -167,7 +174,7 @@ def test_hand_over_to_the_grid_and_back(device, rounds):
     block and comes back to it. With two pairs of kernels per batch the host waits once;
     with one pair, the batch ends when the grid hands back, and a second batch finishes."""
     graph = grid2d(64, 64)
-    with PersistentBFS(device, graph, sb_block_size=64, sb_capacity=64, rounds=rounds) as step:
+    with PersistentBFS(device, graph, **SMALL_BLOCKS, sb_capacity=64, rounds=rounds) as step:
         result = step.run(70, profile=True)
         check_run(step, 70, result)
         kernels = kernels_run(step)
@@ -183,7 +190,7 @@ def test_hand_over_to_the_grid_and_back(device, rounds):
 
 def test_sink_of_a_directed_graph(device):
     """A source with no edge out: one level, and only the source reached."""
-    with PersistentBFS(device, one_way(), sb_block_size=64) as step:
+    with PersistentBFS(device, one_way(), **SMALL_BLOCKS) as step:
         result = step.run(499)
         check_run(step, 499, result)
     assert result.iterations == 1 and np.count_nonzero(result.levels >= 0) == 1
@@ -206,7 +213,7 @@ def test_profile_comes_from_the_device(device):
     """With profile=True the device records each level: a clock stamp (the times), the
     kernel that ran it and its queue entries (for the single block, its vertices)."""
     graph = grid2d(37, 29)
-    with PersistentBFS(device, graph, sb_block_size=64) as step:
+    with PersistentBFS(device, graph, **SMALL_BLOCKS) as step:
         result = step.run(100, profile=True)
         check_run(step, 100, result)
         profile = step.last_profile
@@ -224,7 +231,7 @@ def test_runaway_single_block_is_an_error(device):
     broken = edit_kernel("persistent.hip",
                          "if ((*word & bit) || (atomicOr(word, bit) & bit)) return false;",
                          "atomicOr(word, bit);")
-    with with_kernel(PersistentBFS, broken)(device, path_graph(50), sb_block_size=64) as step:
+    with with_kernel(PersistentBFS, broken)(device, path_graph(50), **SMALL_BLOCKS) as step:
         with pytest.raises(DeviceError, match="did not finish"):
             step.run(0)
 
@@ -236,7 +243,7 @@ def test_runaway_grid_is_an_error(device):
     again = (" if (blockIdx.x == 0 && threadIdx.x == 0) Q.small(level + 1)"
              "[atomicAdd(&Q.counters(level + 1)[SMALL * COUNTER_STRIDE], 1u)] = 0;")
     broken = edit_kernel("persistent.hip", clear, clear + again)
-    with with_kernel(PersistentBFS, broken)(device, path_graph(50), sb_block_size=64,
+    with with_kernel(PersistentBFS, broken)(device, path_graph(50), **SMALL_BLOCKS,
                                             sb_edge_limit=0, max_grid_blocks=2) as step:
         with pytest.raises(DeviceError, match="did not finish"):
             step.run(0)
@@ -249,7 +256,7 @@ def test_block_that_skips_the_grid_barrier_is_an_error(device):
     barrier = "if (!grid_sync(barrier)) {"
     broken = edit_kernel("persistent.hip", barrier,
                          "if (blockIdx.x == gridDim.x - 1) return;\n" + barrier)
-    with with_kernel(PersistentBFS, broken)(device, grid2d(20, 20), sb_block_size=64,
+    with with_kernel(PersistentBFS, broken)(device, grid2d(20, 20), **SMALL_BLOCKS,
                                             sb_edge_limit=0, max_grid_blocks=2) as step:
         with pytest.raises(DeviceError, match="deadlock"):
             step.run(0)
@@ -261,7 +268,7 @@ def test_failed_grid_barrier_stops_the_batch(device):
     carry on from a half-finished level, and the host raises."""
     barrier = "if (!grid_sync(barrier)) {"
     broken = edit_kernel("persistent.hip", barrier, "if (!grid_sync(barrier) || level == 3) {")
-    with with_kernel(PersistentBFS, broken)(device, path_graph(50), sb_block_size=64,
+    with with_kernel(PersistentBFS, broken)(device, path_graph(50), **SMALL_BLOCKS,
                                             sb_edge_limit=0, max_grid_blocks=2) as step:
         with pytest.raises(DeviceError, match="no progress past level 0"):
             step.run(0)
@@ -302,7 +309,7 @@ def test_shared_memory_plan(device):
         assert step.sb_capacity & (step.sb_capacity - 1) == 0
     # One bit per vertex: a graph with more vertices than the block has bits.
     big = CSRGraph.from_edges([0], [1], 8 * budget + 1, name="wide")
-    with PersistentBFS(device, big, sb_block_size=64) as step:
+    with PersistentBFS(device, big, **SMALL_BLOCKS) as step:
         assert not step.shared_bitmap
         check_run(step, 0, step.run(0))
     with pytest.raises(RodiniaBFSError, match="do not fit"):
