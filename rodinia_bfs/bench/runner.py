@@ -198,7 +198,7 @@ def time_step(device, step_class, graph: CSRGraph, sources: list[int],
     result = {"setup_ms": setup_ms, "valid": True}
     try:
         step.run(sources[0])  # warm-up: the first launches load the code and fill caches
-        stream = getattr(step, "stream", None)
+        stream = step.stream
         begin, end = device.event(), device.event()
         times, depths, iterations = [], [], []
         for j, source in enumerate(sources):
