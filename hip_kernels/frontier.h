@@ -210,7 +210,8 @@ __device__ inline void expand_small(const Level& L, const vertex_t* small, bfs_u
 
 // [balanced-copy-out-begin]
 // Every thread of the block calls it, after its last enqueue. One atomicAdd per local
-// queue reserves room in the global queue; the copy is coalesced.
+// queue reserves room in the global queue; the copy is coalesced. (The copy strides by
+// blockDim.x: step 5 calls it from a block wider than BLOCK_SIZE.)
 __device__ inline void copy_out(const Level& L)
 {
     LocalQueues& local = *L.local;
@@ -225,9 +226,9 @@ __device__ inline void copy_out(const Level& L)
             local.global_first[MEDIUM] = atomicAdd(&L.next_counts[MEDIUM * COUNTER_STRIDE], local.counts[MEDIUM]);
     }
     __syncthreads();  // the room is reserved
-    for (bfs_u32 i = threadIdx.x; i < local.counts[SMALL]; i += BLOCK_SIZE)
+    for (bfs_u32 i = threadIdx.x; i < local.counts[SMALL]; i += blockDim.x)
         L.next_small[local.global_first[SMALL] + i] = local.small[i];
-    for (bfs_u32 i = threadIdx.x; i < local.counts[MEDIUM]; i += BLOCK_SIZE)
+    for (bfs_u32 i = threadIdx.x; i < local.counts[MEDIUM]; i += blockDim.x)
         L.next_medium[local.global_first[MEDIUM] + i] = local.medium[i];
 }
 // [balanced-copy-out-end]

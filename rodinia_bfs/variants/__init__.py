@@ -10,6 +10,7 @@ from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.variants.balanced import BalancedBFS
 from rodinia_bfs.variants.base import GPUStep
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
+from rodinia_bfs.variants.persistent import PersistentBFS
 from rodinia_bfs.variants.privatized import PrivatizedBFS
 from rodinia_bfs.variants.queue import QueueBFS
 from rodinia_bfs.variants.rodinia import RodiniaBFS
@@ -21,6 +22,7 @@ STEPS: dict[str, type[GPUStep]] = {
     QueueBFS.name: QueueBFS,
     PrivatizedBFS.name: PrivatizedBFS,
     BalancedBFS.name: BalancedBFS,
+    PersistentBFS.name: PersistentBFS,
     MultiGpuBFS.name: MultiGpuBFS,
 }
 # [steps-registry-end]

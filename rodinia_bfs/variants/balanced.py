@@ -66,6 +66,13 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, warp_threshold: int |
     }
 
 
+def pieces_of(degrees, block_threshold: int, block_piece: int) -> np.ndarray:
+    """How many pieces each vertex of ``degrees`` takes in the large queue (0 if it goes
+    to the small or medium queue)."""
+    degrees = np.asarray(degrees, dtype=np.int64)
+    return np.where(degrees >= block_threshold, -(-degrees // block_piece), 0)
+
+
 class BalancedBFS(GPUStep):
     """Frontier queues by degree: a thread, a warp or a block per vertex (PMPP 15.7)."""
 
@@ -157,8 +164,7 @@ class BalancedBFS(GPUStep):
     def pieces(self, degrees) -> np.ndarray:
         """How many pieces each vertex of ``degrees`` takes in the large queue (0 if it
         goes to the small or medium queue)."""
-        degrees = np.asarray(degrees, dtype=np.int64)
-        return np.where(degrees >= self.block_threshold, -(-degrees // self.block_piece), 0)
+        return pieces_of(degrees, self.block_threshold, self.block_piece)
 
     def queue_of(self, degree: int) -> str:
         """The queue a vertex of ``degree`` edges goes to: the kernel's rule, on the host."""

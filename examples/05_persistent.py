@@ -1,0 +1,113 @@
+"""
+Chapter 5: one launch, many levels
+==================================
+
+What you will learn:
+
+* how step 5 runs a whole BFS on the device: one block runs level after level while the
+  frontier fits its shared memory, and a cooperative launch of the whole grid, with a
+  grid-wide barrier between levels, takes the levels whose frontier is too large;
+* that the host waits for the device once per search (once per batch of kernels), where
+  steps 1 to 4 wait once per level: hundreds of times on a mesh or a road network;
+* which kernel ran each level, from the device's own per-level record (``profile=True``),
+  and how a frontier that grows hands over from the block to the grid and back;
+* that the result is the same whichever kernel ran a level, at warp size 32 or 64.
+
+Three graphs: a 256 x 256 grid (a mesh with hundreds of levels, all small: the single
+block runs them all), a Graph500 Kronecker graph of scale 14 (a frontier of thousands of
+vertices in the middle levels: the grid takes those), and the same grid again with a
+single block of small queues (64 entries), so that the search goes from one kernel to
+the other and back. Each is searched from a source other than 0.
+
+Run::
+
+    python examples/05_persistent.py [--backend auto|hip|cuda|cpu] [--inject-error]
+
+It ends with ``validation passed`` (exit status 0) or ``validation failed (N errors)``
+(exit status 1). ``--inject-error`` changes one level of the first result before it is
+checked, to show what a failure looks like.
+"""
+
+# [example-begin]
+import argparse
+import sys
+
+from rodinia_bfs.api import open_device
+from rodinia_bfs.cli import run_main
+from rodinia_bfs.errors import ValidationError
+from rodinia_bfs.graphs.generators import grid2d, kronecker
+from rodinia_bfs.reference import bfs_reference
+from rodinia_bfs.validate import report, validate_result
+from rodinia_bfs.variants.persistent import PersistentBFS
+
+
+def runs_of(kernels):
+    """["single", "single", "grid"] -> "levels 0-1: single, level 2: grid"."""
+    parts, start = [], 0
+    for level in range(1, len(kernels) + 1):
+        if level == len(kernels) or kernels[level] != kernels[start]:
+            span = f"level {start}" if level - 1 == start else f"levels {start}-{level - 1}"
+            parts.append(f"{span}: {kernels[start]}")
+            start = level
+    return ", ".join(parts)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    parser.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
+    parser.add_argument("--inject-error", action="store_true",
+                        help="change one level before validation, to see a failure")
+    args = parser.parse_args()
+
+    # The device: auto picks hip, then cuda, then the cpu emulator, and says why.
+    device, why = open_device(args.backend)
+    print(f"device: {device.describe()} [{why}]")
+    print(f"tunables: {PersistentBFS.default_defines(device.warp_size)}")
+
+    grid = grid2d(256, 256)
+    runs = [
+        (grid, 300, {}),  # every level fits the single block
+        (kronecker(14, seed=1, progress=False), 1000, {}),  # the widest levels go to the grid
+        # Queues of 64 entries for the single block: the search goes to the grid when
+        # the frontier grows past 64 vertices, and back when it shrinks to 32.
+        (grid, 300, {"sb_capacity": 64}),
+    ]
+    problems = []
+    for graph, source, options in runs:
+        print(f"\ngraph: {graph!r}, source {source}, options {options or 'default'}")
+        reference = bfs_reference(graph, source)
+        # Set up (plan the shared memory, compile, upload, allocate), then one BFS with
+        # the per-level record of the device.
+        with PersistentBFS(device, graph, **options) as step:
+            print(f"  single block: {step.sb_block_size} threads, queues of {step.sb_capacity} "
+                  f"entries, visited bitmap in {'shared' if step.shared_bitmap else 'global'} "
+                  f"memory; grid: {step.grid_blocks} blocks of {step.block_size} threads")
+            result = step.run(source, profile=True)
+            kernels = step.last_profile["kernel"]  # which kernel ran each level
+            waits = step.last_host_waits
+        switches = sum(a != b for a, b in zip(kernels, kernels[1:]))
+        print(f"  {result.iterations} levels; {runs_of(kernels)}")
+        print(f"  {switches} switches between the kernels; the host waited {waits} time(s) "
+              f"(steps 1 to 4 wait once per level: {result.iterations} times)")
+        sizes = step.last_profile["entries"]  # queue entries per level, counted on the device
+        widest = max(range(len(sizes)), key=sizes.__getitem__)
+        print(f"  widest level: {widest}, {sizes[widest]:,} queue entries ({kernels[widest]})")
+
+        if args.inject_error and not problems:
+            result.levels[source] += 1
+            print(f"  (injected error: level of vertex {source} changed)")
+
+        # Levels equal to the reference's, and a parent tree that passes Graph500's rules
+        # (which vertex of the frontier claims a vertex first depends on thread timing).
+        try:
+            validate_result(graph, source, result.levels, result.parents, reference)
+            print("  ok: levels == CPU reference, parents pass Graph500's rules")
+        except ValidationError as exc:
+            problems.append(f"{graph.name}: {exc}")
+
+    print()
+    return report(problems)
+
+
+if __name__ == "__main__":
+    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1

@@ -1,0 +1,310 @@
+"""Step 5: one launch, many levels (host side).
+
+The kernels are in ``hip_kernels/persistent.hip``. ``persistent_single`` is one block that
+runs level after level while the frontier fits its shared memory; ``persistent_grid`` is a
+cooperative launch that runs the levels of a larger frontier with step 4's queues and a
+grid-wide barrier between levels. Each leaves a ``Control`` record saying where it
+stopped, and whose turn it is. The host queues the two kernels alternately, ``rounds``
+pairs at a time, and reads the record back once per batch: on a road network the single
+block runs the whole search and the host waits once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.reference import BFSResult
+from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, ceil_div
+from rodinia_bfs.variants import balanced
+from rodinia_bfs.variants.base import GPUStep, LevelTimer, check_fits
+
+# [persistent-tunables-begin]
+#: Threads of the single block: the most a block may have, for the widest levels.
+SB_BLOCK_SIZE = 1024
+
+#: Entries of each of the single block's two queues (32 bytes per entry for the pair).
+#: Road networks and meshes have at most a few thousand vertices in a level.
+SB_CAPACITY = 2048
+
+#: The most edges a level may have for the single block to expand it: 16 per thread.
+#: Past that the grid, with a hundred times the threads, takes the level.
+SB_EDGE_LIMIT = 16 * 1024
+
+#: Edges a thread of the single block loads before it claims any, so that their loads
+#: are in flight together.
+EDGE_BATCH = 4
+
+#: Pairs of kernels (single block, grid) queued between two read-backs of the Control
+#: record: each kernel of a pair either runs levels or returns at once.
+ROUNDS = 2
+# [persistent-tunables-end]
+
+#: Threads per block of the grid kernel: as many as a block may have. A grid barrier
+#: costs more the more blocks take part (the runtime chapter measures it), so the grid
+#: is a few large blocks; step 4's thresholds and local queues follow the block size.
+BLOCK_SIZE = 1024
+
+#: Static shared memory the single kernel needs beyond step 4's local queues: its
+#: counters, and what the compiler reserves (1 KiB per block on recent NVIDIA GPUs).
+SB_STATIC_EXTRA = 2048
+
+#: The Control record (persistent.hip): five 4-byte fields, and its modes.
+CONTROL_BYTES = 20
+MODE_SINGLE, MODE_GRID, MODE_DONE, MODE_RUNAWAY, MODE_FAILED = 1, 2, 3, 4, 5
+
+#: What a profile run records at the start of each level (LevelStamp in persistent.hip).
+LEVEL_STAMP = np.dtype([("clock", "<u8"), ("kernel", "<u4"), ("entries", "<u4")])
+
+#: An edge with its target's adjacency list (EdgeRecord in persistent.hip): 16 bytes.
+EDGE_RECORD = np.dtype([("vertex", "<i4"), ("degree", "<u4"), ("begin", "<i8")])
+
+
+def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = SB_BLOCK_SIZE,
+             sb_capacity: int = SB_CAPACITY, sb_edge_limit: int = SB_EDGE_LIMIT,
+             edge_batch: int = EDGE_BATCH, shared_bitmap: bool = True,
+             edge_records: bool = True, hand_back: bool = True, **grid) -> dict:
+    """The ``-D`` macros of both kernels: step 4's for the grid (``grid`` takes its
+    ``warp_threshold``, ``block_threshold``, ``block_piece``, ``local_small`` and
+    ``local_medium``), and the single block's."""
+    defines = balanced.tunables(warp_size, block_size, **grid)
+    defines.update(SB_BLOCK_SIZE=sb_block_size, SB_CAPACITY=sb_capacity,
+                   SB_EDGE_LIMIT=sb_edge_limit, EDGE_BATCH=edge_batch,
+                   SHARED_BITMAP=int(bool(shared_bitmap)), EDGE_RECORDS=int(bool(edge_records)),
+                   HAND_BACK=int(bool(hand_back)))
+    return defines
+
+
+def build_edge_records(graph: CSRGraph) -> np.ndarray:
+    """Each edge with where its target's list begins and how long it is."""
+    targets = graph.targets.astype(np.int64)
+    records = np.empty(graph.num_edges, EDGE_RECORD)
+    records["vertex"] = graph.targets
+    records["begin"] = graph.offsets[targets]
+    records["degree"] = graph.offsets[targets + 1] - graph.offsets[targets]
+    return records
+
+
+class PersistentBFS(GPUStep):
+    """The levels run on the device: a single block while the frontier is small, the
+    whole grid (launched cooperatively) while it is large; the host waits once."""
+
+    name = "persistent"
+    kernel_file = "persistent.hip"
+    returns_parents = True
+    # ``iterations`` is the number of levels the kernels ran, as in the steps before,
+    # although the host loop goes round once per batch of kernels, not once per level.
+    one_level_per_iteration = True
+
+    @classmethod
+    def default_defines(cls, warp_size: int) -> dict:
+        return tunables(warp_size)
+
+    # [persistent-setup-begin]
+    def __init__(self, device: Device, graph: CSRGraph, block_size: int = BLOCK_SIZE,
+                 sb_block_size: int = SB_BLOCK_SIZE, sb_capacity: int | None = None,
+                 sb_edge_limit: int = SB_EDGE_LIMIT, edge_batch: int = EDGE_BATCH,
+                 shared_bitmap: bool | None = None, edge_records: bool = True,
+                 hand_back: bool = True, rounds: int = ROUNDS,
+                 max_grid_blocks: int | None = None, **grid):
+        """``sb_capacity=None`` takes the default, or less where the device's shared
+        memory is smaller; ``shared_bitmap=None`` puts the visited bitmap in shared
+        memory where it fits. ``grid`` holds step 4's tunables for the grid kernel."""
+        super().__init__(device, graph)
+        n = graph.num_vertices
+        self._check_options(device, sb_block_size, sb_edge_limit, edge_batch, rounds,
+                            max_grid_blocks)
+        defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
+                           sb_edge_limit, edge_batch, True, edge_records, hand_back, **grid)
+        balanced.BalancedBFS._check_tunables(device, defines, 1)
+        capacity, in_shared, self.dynamic_shared = self._plan_shared_memory(
+            device, defines, sb_capacity, shared_bitmap)
+        defines.update(SB_CAPACITY=capacity, SHARED_BITMAP=int(in_shared))
+        self.defines = defines
+        self.block_size, self.sb_block_size, self.rounds = block_size, sb_block_size, rounds
+        self.sb_capacity, self.shared_bitmap = capacity, in_shared
+        degrees = graph.degrees()
+        if edge_records and degrees.size and int(degrees.max()) >= 2**32:
+            raise RodiniaBFSError("edge_records needs every degree below 2^32")
+        # Each large vertex enters the grid's large queue once per BFS, as all its pieces.
+        pieces = balanced.pieces_of(degrees, defines["BLOCK_THRESHOLD"], defines["BLOCK_PIECE"])
+        self.large_capacity = max(int(pieces.sum()), 1)
+        self.overflow_capacity = max(min(n, sb_edge_limit), 1)
+        # offsets (8 B), levels, parents, two small and two medium queues (4 B each),
+        # the overflow and the bitmap per vertex; an edge (4 B) and its record (16 B);
+        # two large queues of 8-byte pieces.
+        check_fits(device, graph, bytes_per_vertex=37 + ceil_div(16 * self.large_capacity, max(n, 1)),
+                   bytes_per_edge=20 if edge_records else 4)
+        module = self._compile(defines)
+        self.single = module.get_function("persistent_single")
+        self.grid = module.get_function("persistent_grid")
+        blocks = device.cooperative_grid(self.grid, block_size)
+        self.grid_blocks = min(blocks, max_grid_blocks or blocks)
+
+        self.offsets = self._upload(graph.offsets)  # hipMalloc + hipMemcpy
+        self.edges = self._upload(graph.targets)
+        records = build_edge_records(graph) if edge_records else np.zeros(1, EDGE_RECORD)
+        self.records = self._upload(records)  # each edge with its target's list
+        self.levels = self._alloc(4 * n)  # level_t per vertex, -1 until claimed
+        self.parents = self._alloc(4 * n)  # vertex_t per vertex: who claimed it
+        self.bitmap = self._alloc(4 * ceil_div(n, 32))  # visited, one bit per vertex
+        # The grid's queues, two of each (this level's and the next), three counter sets.
+        self.smalls = self._alloc(2 * 4 * n)
+        self.mediums = self._alloc(2 * 4 * n)
+        self.larges = self._alloc(2 * 8 * self.large_capacity)
+        self.counts = self._alloc(3 * len(balanced.QUEUES) * balanced.COUNTER_STRIDE * 4)
+        self.overflow = self._alloc(4 * self.overflow_capacity)  # the single block's spill
+        self.control = self._alloc(CONTROL_BYTES)  # the Control record
+        # A GridBarrier per grid launch of a batch.
+        self.barriers = self._alloc(GRID_BARRIER_BYTES * rounds)
+        self.stamps = None  # device clock per level, allocated by the first profile run
+        self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
+        # Pinned host memory: the start state goes down, the Control record comes back.
+        self.h_start = device.host_malloc(CONTROL_BYTES // 4 + 1, np.int32)
+        self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.int32)
+    # [persistent-setup-end]
+
+    @staticmethod
+    def _check_options(device, sb_block_size, sb_edge_limit, edge_batch, rounds, max_grid_blocks):
+        warp = device.warp_size
+        most = device.max_threads_per_block
+        if not warp <= sb_block_size <= most or sb_block_size % warp:
+            raise RodiniaBFSError(f"sb_block_size must be a multiple of the warp size ({warp}) "
+                                  f"up to {most}, got {sb_block_size}")
+        if not 0 <= sb_edge_limit < 2**20:
+            raise RodiniaBFSError(f"sb_edge_limit must be 0..{2**20 - 1}, got {sb_edge_limit}")
+        if not 1 <= edge_batch <= 32:
+            raise RodiniaBFSError(f"edge_batch must be 1..32, got {edge_batch}")
+        if rounds < 1:
+            raise RodiniaBFSError(f"rounds must be at least 1, got {rounds}")
+        if max_grid_blocks is not None and max_grid_blocks < 1:
+            raise RodiniaBFSError(f"max_grid_blocks must be at least 1, got {max_grid_blocks}")
+
+    # [persistent-plan-begin]
+    def _plan_shared_memory(self, device, defines, capacity, shared_bitmap) -> tuple[int, bool, int]:
+        """The single block's queue capacity, whether its bitmap is in shared memory, and
+        the dynamic shared memory of its launch, within what a block may have on this
+        device. The queues take 32 bytes per entry, the bitmap one bit per vertex; step
+        4's local queues (for a hand-over) are static."""
+        budget = device.max_shared_memory_per_block
+        static = 4 * (defines["LOCAL_SMALL"] + defines["LOCAL_MEDIUM"]) + SB_STATIC_EXTRA
+        bitmap = 4 * ceil_div(self.graph.num_vertices, 32)
+        if capacity is None:  # the default, halved until the queues fit
+            capacity = SB_CAPACITY
+            while capacity > 1 and static + 32 * capacity > budget:
+                capacity //= 2
+        if capacity < 1 or static + 32 * capacity > budget:
+            raise RodiniaBFSError(
+                f"sb_capacity {capacity} needs {static + 32 * capacity:,} bytes of shared "
+                f"memory; a block of {device.name} may have {budget:,}")
+        fits = static + 32 * capacity + bitmap <= budget
+        if shared_bitmap and not fits:
+            raise RodiniaBFSError(
+                f"the visited bitmap of {self.graph.num_vertices:,} vertices ({bitmap:,} bytes) "
+                f"and queues of {capacity} entries do not fit the {budget:,} bytes of shared "
+                f"memory of a block of {device.name}; use shared_bitmap=False")
+        in_shared = fits if shared_bitmap is None else bool(shared_bitmap)
+        return capacity, in_shared, 32 * capacity + (bitmap if in_shared else 0)
+    # [persistent-plan-end]
+
+    def _reset(self, source: int) -> None:
+        """Start state: every level and parent -1, nothing visited, the source at level
+        0, and the single block's turn."""
+        dev, s = self.device, self.stream
+        dev.memset(self.levels, 0xFF, stream=s)  # every int32 is -1
+        dev.memset(self.parents, 0xFF, stream=s)
+        dev.memset(self.bitmap, 0, stream=s)
+        dev.memset(self.levels.view(4 * source, 4), 0, stream=s)  # level 0
+        start = self.h_start
+        # Control: mode, level, source, enqueued, pieces; then the source's parent.
+        start[:6] = (MODE_SINGLE, 0, source, 0, 0, source)
+        dev.memcpy_htod_async(self.control, start[:5], s)
+        dev.memcpy_htod_async(self.parents.view(4 * source, 4), start[5:6], s)
+
+    def _arguments(self, stamps, stamp_capacity):
+        n = np.int32(self.graph.num_vertices)
+        graph = (self.offsets, self.edges)
+        queues = (self.smalls, self.mediums, self.larges, np.uint32(self.large_capacity),
+                  self.counts)
+        single = (*graph, self.records, self.levels, self.parents, self.bitmap, n, self.control,
+                  *queues, self.overflow, np.uint32(self.overflow_capacity),
+                  stamps, np.uint32(stamp_capacity))
+        grid = [(*graph, self.levels, self.parents, self.bitmap, n, self.control, *queues,
+                 self._barrier(r), stamps, np.uint32(stamp_capacity))
+                for r in range(self.rounds)]
+        return single, grid
+
+    def _barrier(self, r: int):
+        """The GridBarrier of the r-th grid launch of a batch."""
+        return self.barriers.view(GRID_BARRIER_BYTES * r, GRID_BARRIER_BYTES)
+
+    def search(self, source: int, profile: bool = False) -> BFSResult:
+        """The contract's search; with ``profile=True`` the level times come from the
+        device clock (the levels run on the device: no host event falls between them)."""
+        self._profile = profile
+        outcome = super().search(source, profile=profile)
+        if profile:
+            outcome.level_times_ms = self._level_times(outcome.iterations)
+        return outcome
+
+    def _host_loop(self, start, timer: LevelTimer) -> BFSResult:
+        dev, stream = self.device, self.stream
+        n = self.graph.num_vertices
+        if self._profile and self.stamps is None:
+            # A LevelStamp per level, and one for the end.
+            self.stamps = self._alloc(LEVEL_STAMP.itemsize * (n + 1))
+        stamps, stamp_capacity = (self.stamps, n + 1) if self._profile else (self.no_stamps, 0)
+        single_args, grid_args = self._arguments(stamps, stamp_capacity)
+
+        # [persistent-host-loop-begin]
+        reached = -1  # the level the last batch stopped at
+        #: How many times the host waited for the device in the last search.
+        self.last_host_waits = 0
+        while True:
+            dev.memset(self.barriers, 0, stream=stream)  # each grid launch gets a fresh barrier
+            for r in range(self.rounds):
+                dev.launch(self.single, 1, self.sb_block_size, single_args,
+                           shared_mem=self.dynamic_shared, stream=stream)
+                dev.launch_cooperative(self.grid, self.grid_blocks, self.block_size,
+                                       grid_args[r], stream=stream)
+            dev.memcpy_dtoh_async(self.h_control, self.control, stream)
+            stream.synchronize()  # the one wait of a batch: where did the kernels stop?
+            self.last_host_waits += 1
+            mode, level, enqueued, pieces = (int(x) for x in self.h_control[[0, 1, 3, 4]])
+            if mode == MODE_DONE:
+                break
+            if mode == MODE_RUNAWAY:  # the kernels' guard: what a working BFS cannot reach
+                self._runaway_guard(level, level, n - 1, "levels")
+                self._runaway_guard(level, enqueued, n, "vertices enqueued")
+                self._runaway_guard(level, pieces, self.large_capacity, "pieces enqueued")
+                raise DeviceError(f"{self.name} BFS did not finish after {level} levels: "
+                                  "the single block's queues overflowed")
+            if mode == MODE_FAILED:  # a grid barrier gave up: the barrier says why
+                for r in range(self.rounds):
+                    dev.check_grid_barrier(self._barrier(r), self.grid.name)
+            # A kernel whose turn it is runs at least one level, so a batch that ends
+            # where the last one did means a bug.
+            if mode == MODE_FAILED or level <= reached:
+                raise DeviceError(f"{self.name} BFS made no progress past level {level}")
+            reached = level
+        # [persistent-host-loop-end]
+        return BFSResult(iterations=level)
+
+    # [persistent-profile-begin]
+    def _level_times(self, iterations: int) -> list[float]:
+        """Milliseconds of each level, from the device clock: stamp L is taken when level
+        L starts, stamp ``iterations`` when the search ends (``device.clock_rate_hz``
+        ticks a second). Also keeps which kernel ran each level, and its queue entries,
+        in ``last_profile``."""
+        stamps = self.device.from_device(self.stamps, iterations + 1, LEVEL_STAMP)
+        kernels = {MODE_SINGLE: "single", MODE_GRID: "grid"}
+        #: Per level of the last profile run: the kernel that ran it and its queue entries
+        #: (vertices for the single block; small, medium and large pieces for the grid).
+        self.last_profile = {
+            "kernel": [kernels.get(int(k), "?") for k in stamps["kernel"][:iterations]],
+            "entries": stamps["entries"][:iterations].tolist(),
+        }
+        ticks = np.diff(stamps["clock"].astype(np.int64))
+        return (ticks * (1000.0 / self.device.clock_rate_hz)).tolist()
+    # [persistent-profile-end]    # [persistent-profile-end]

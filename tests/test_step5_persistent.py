@@ -1,0 +1,403 @@
+"""Step 5 (one launch, many levels) on the cpu emulator at warp size 32 and 64.
+
+What is special to this step: a search of thousands of levels in one kernel, the
+hand-over from the single block to the cooperative grid and back, tunables small
+enough to send every graph down every path (overflow, hand-over, hand-back, step 4's
+three gathers), the runaway guard, and a grid barrier that a block skips.
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+from rodinia_bfs.errors import CompileError, DeviceError, RodiniaBFSError
+from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.graphs.generators import grid2d
+from rodinia_bfs.kernels import kernel_headers, kernel_source
+from rodinia_bfs.variants import STEPS
+from rodinia_bfs.variants.persistent import PersistentBFS, build_edge_records, tunables
+
+from helpers import GRAPHS as CONTRACT_GRAPHS
+from helpers import (awkward_graph, check_run, edit_kernel, hiprtc_or_skip, nvrtc_or_skip,
+                     scipy_levels, sources_of, with_kernel)
+
+
+def path_graph(n: int) -> CSRGraph:
+    """0 - 1 - ... - (n - 1), both ways: n levels from an end."""
+    p = np.arange(n - 1)
+    return CSRGraph.from_edges(np.r_[p, p + 1], np.r_[p + 1, p], n, name=f"path-{n}")
+
+
+def one_way(n: int = 500) -> CSRGraph:
+    """A directed graph: a one-way path 0 -> 1 -> ... with arcs from every tenth vertex
+    to a vertex 50 further on; nothing leads back, and the last vertex has no edge."""
+    src = list(range(n - 1)) + list(range(0, n - 50, 10))
+    dst = list(range(1, n)) + list(range(50, n, 10))
+    return CSRGraph.from_edges(src, dst, n, name=f"one-way-{n}")
+
+
+def spider(legs: int = 12, length: int = 10) -> CSRGraph:
+    """Vertex 0 with `legs` paths of `length` vertices, both ways: from the centre, level
+    1 has `legs` vertices found through `legs` edges."""
+    n = 1 + legs * length
+    src, dst = [], []
+    for leg in range(legs):
+        chain = [0] + [1 + leg * length + i for i in range(length)]
+        src += chain[:-1] + chain[1:]
+        dst += chain[1:] + chain[:-1]
+    return CSRGraph.from_edges(src, dst, n, name=f"spider-{legs}x{length}")
+
+
+#: The contract's graphs, a spider (a level that overflows a small queue) and a
+#: directed graph.
+GRAPHS = {**CONTRACT_GRAPHS, "spider": spider, "one-way": one_way}
+
+
+#: Blocks of 64 threads for the single block and 128 for the grid, where the default
+#: 1024 is not what a test is about: the emulator gives every thread of a block a stack
+#: of its own, so small blocks keep the tests light.
+SMALL_BLOCKS = dict(sb_block_size=64, block_size=128)
+
+
+def configs(warp_size: int) -> dict:
+    """Tunables that send each graph down different paths.
+
+    ``single``: a small block, queues large enough that no graph here leaves it.
+    ``grid``: an edge limit of 0, so the grid runs every level with an edge.
+    ``switching``: queues of 8 entries and levels of at most 24 edges in the single block,
+    step 4's thresholds at 2 and 5 edges with pieces of 3 and local queues of one entry,
+    two grid blocks: the single block overflows and hands over, the grid hands back,
+    and all three of step 4's gathers and its overflow run.
+    ``plain``: no edge records, the bitmap in global memory, one edge per batch, no
+    hand-back.
+    """
+    tiny_grid = dict(block_size=warp_size, warp_threshold=2, block_threshold=5, block_piece=3,
+                     local_small=1, local_medium=1, max_grid_blocks=2)
+    return {
+        "single": dict(SMALL_BLOCKS),
+        "grid": dict(SMALL_BLOCKS, sb_edge_limit=0, max_grid_blocks=3),
+        "switching": dict(sb_block_size=warp_size, sb_capacity=8, sb_edge_limit=24, edge_batch=3,
+                          **tiny_grid),
+        "plain": dict(sb_block_size=2 * warp_size, block_size=2 * warp_size,
+                      edge_records=False, shared_bitmap=False,
+                      edge_batch=1, hand_back=False, sb_capacity=16, max_grid_blocks=2),
+    }
+
+
+def frontier_sizes(run) -> list[int]:
+    """The vertices of each level of a run."""
+    return np.bincount(run.levels[run.levels >= 0]).tolist()
+
+
+def fits_single_block(graph, run, step) -> bool:
+    """Does every level of the search fit the single block's queues and edge limit?"""
+    reached = run.levels >= 0
+    edges = np.bincount(run.levels[reached], weights=graph.degrees()[reached])
+    return (max(frontier_sizes(run)) <= step.sb_capacity
+            and edges.max() <= step.defines["SB_EDGE_LIMIT"])
+
+
+def kernels_run(step) -> list[str]:
+    """Which kernel ran each level of the last profile run."""
+    return step.last_profile["kernel"]
+
+
+def test_registered_after_step_4():
+    assert STEPS["persistent"] is PersistentBFS
+    assert list(STEPS).index("persistent") == list(STEPS).index("balanced") + 1
+
+
+@pytest.mark.parametrize("config", ["single", "grid", "switching", "plain"])
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_every_configuration_matches_independent_bfs(device, name, config):
+    graph = GRAPHS[name]()
+    with PersistentBFS(device, graph, **configs(device.warp_size)[config]) as step:
+        for source in sources_of(graph):
+            result = step.run(source, profile=True)
+            check_run(step, source, result)
+            ran = set(kernels_run(step))
+            if config == "single" and fits_single_block(graph, result, step):
+                assert ran == {"single"}
+            elif config == "grid":
+                # Only a level without edges is left to the single block.
+                assert ran == {"grid"} or graph.degrees()[source] == 0
+
+
+def test_the_switching_configuration_goes_to_the_grid_and_back(device):
+    """On a grid, from a corner: the frontier grows past the single block's 8 entries and
+    24 edges, and shrinks again towards the far corner; the search starts in the single
+    block, goes to the grid and comes back to the single block."""
+    graph = GRAPHS["grid-37x29"]()
+    with PersistentBFS(device, graph, **configs(device.warp_size)["switching"]) as step:
+        result = step.run(0, profile=True)
+        check_run(step, 0, result)
+        kernels = kernels_run(step)
+    runs = [k for i, k in enumerate(kernels) if i == 0 or k != kernels[i - 1]]
+    assert runs == ["single", "grid", "single"], kernels
+
+
+def test_overflow_of_the_single_block_is_used(device):
+    """From the spider's centre, level 1 has 12 vertices, found through 12 edges: the
+    single block expands level 0 and its queue of 8 overflows. When the overflow holds
+    the wrong vertices (the next vertex along each leg), the search goes wrong; so the
+    switching configuration's queue really overflowed, and the hand-over took the
+    overflow to the grid."""
+    broken = edit_kernel("persistent.hip", "S.overflow[slot - SB_CAPACITY] = found[i].vertex;",
+                         "S.overflow[slot - SB_CAPACITY] = found[i].vertex + 1;")
+    graph = spider()
+    options = configs(device.warp_size)["switching"]
+    with PersistentBFS(device, graph, **options) as step:
+        result = step.run(0, profile=True)
+        check_run(step, 0, result)
+        assert kernels_run(step)[:2] == ["single", "grid"] and frontier_sizes(result)[1] == 12
+    with with_kernel(PersistentBFS, broken)(device, graph, **options) as step:
+        lost = step.run(0)
+    assert not np.array_equal(lost.levels, scipy_levels(graph, 0))
+
+
+def test_path_of_twenty_thousand_levels(device):
+    """20,000 levels in one search, from an end, with the default tunables: the single
+    block runs every level, and the host waits once."""
+    graph = path_graph(20_000)
+    with PersistentBFS(device, graph) as step:
+        result = step.run(0, profile=True)
+        check_run(step, 0, result)
+        assert set(kernels_run(step)) == {"single"}
+        assert step.last_host_waits == 1
+    assert result.iterations == 20_000
+
+
+@pytest.mark.parametrize("rounds", [1, 2])
+def test_hand_over_to_the_grid_and_back(device, rounds):
+    """A 64 x 64 grid with single-block queues of 64 entries: the frontier outgrows the
+    block and comes back to it. With two pairs of kernels per batch the host waits once;
+    with one pair, the batch ends when the grid hands back, and a second batch finishes."""
+    graph = grid2d(64, 64)
+    with PersistentBFS(device, graph, **SMALL_BLOCKS, sb_capacity=64, rounds=rounds) as step:
+        result = step.run(70, profile=True)
+        check_run(step, 70, result)
+        kernels = kernels_run(step)
+        waits = step.last_host_waits
+    first_grid, last_grid = kernels.index("grid"), len(kernels) - 1 - kernels[::-1].index("grid")
+    assert set(kernels[:first_grid]) == {"single"} and set(kernels[last_grid + 1:]) == {"single"}
+    assert set(kernels[first_grid:last_grid + 1]) == {"grid"}
+    sizes = frontier_sizes(result)
+    assert max(sizes[:first_grid]) <= 64 < sizes[first_grid]
+    assert sizes[last_grid + 1] <= 32  # handed back at half the capacity
+    assert waits == (1 if rounds == 2 else 2)
+
+
+def test_sink_of_a_directed_graph(device):
+    """A source with no edge out: one level, and only the source reached."""
+    with PersistentBFS(device, one_way(), **SMALL_BLOCKS) as step:
+        result = step.run(499)
+        check_run(step, 499, result)
+    assert result.iterations == 1 and np.count_nonzero(result.levels >= 0) == 1
+
+
+def test_reruns_start_clean(device):
+    """A second BFS on the same step sees nothing of the first one's levels, parents,
+    bitmap, queues or counters, whichever kernels the first one ended in."""
+    graph = GRAPHS["hubs-40x40"]()
+    with PersistentBFS(device, graph, **configs(device.warp_size)["switching"]) as step:
+        first = step.run(5)
+        step.run(int(np.argmax(graph.degrees())))
+        step.run(1599)
+        again = step.run(5)
+    np.testing.assert_array_equal(again.levels, first.levels)
+    check_run(step, 5, again)
+
+
+def test_profile_comes_from_the_device(device):
+    """With profile=True the device records each level: a clock stamp (the times), the
+    kernel that ran it and its queue entries (for the single block, its vertices)."""
+    graph = grid2d(37, 29)
+    with PersistentBFS(device, graph, **SMALL_BLOCKS) as step:
+        result = step.run(100, profile=True)
+        check_run(step, 100, result)
+        profile = step.last_profile
+    assert len(result.level_times_ms) == result.iterations and sum(result.level_times_ms) > 0
+    assert profile["kernel"] == ["single"] * result.iterations
+    assert profile["entries"] == frontier_sizes(result)
+
+
+# -- never a hang ---------------------------------------------------------------------------
+
+def test_runaway_single_block_is_an_error(device):
+    """A single block that claims every target again, visited or not, never empties its
+    queues: the kernel's guard (no more levels or queued vertices than the graph has)
+    ends the search with an error instead of a loop."""
+    broken = edit_kernel("persistent.hip",
+                         "if ((*word & bit) || (atomicOr(word, bit) & bit)) return false;",
+                         "atomicOr(word, bit);")
+    with with_kernel(PersistentBFS, broken)(device, path_graph(50), **SMALL_BLOCKS) as step:
+        with pytest.raises(DeviceError, match="did not finish"):
+            step.run(0)
+
+
+def test_runaway_grid_is_an_error(device):
+    """A grid that queues vertex 0 again at every level never empties its queues: the
+    same guard ends the search."""
+    clear = "Q.counters(level + 2)[threadIdx.x * COUNTER_STRIDE] = 0;"
+    again = (" if (blockIdx.x == 0 && threadIdx.x == 0) Q.small(level + 1)"
+             "[atomicAdd(&Q.counters(level + 1)[SMALL * COUNTER_STRIDE], 1u)] = 0;")
+    broken = edit_kernel("persistent.hip", clear, clear + again)
+    with with_kernel(PersistentBFS, broken)(device, path_graph(50), **SMALL_BLOCKS,
+                                            sb_edge_limit=0, max_grid_blocks=2) as step:
+        with pytest.raises(DeviceError, match="did not finish"):
+            step.run(0)
+
+
+def test_block_that_skips_the_grid_barrier_is_an_error(device):
+    """A grid whose last block leaves instead of waiting at the grid barrier: the other
+    blocks would wait for ever. The run ends with a clear error (the emulator reports
+    the deadlock; on a GPU the barrier's bounded wait gives up) instead of a hang."""
+    barrier = "if (!grid_sync(barrier)) {"
+    broken = edit_kernel("persistent.hip", barrier,
+                         "if (blockIdx.x == gridDim.x - 1) return;\n" + barrier)
+    with with_kernel(PersistentBFS, broken)(device, grid2d(20, 20), **SMALL_BLOCKS,
+                                            sb_edge_limit=0, max_grid_blocks=2) as step:
+        with pytest.raises(DeviceError, match="deadlock"):
+            step.run(0)
+
+
+def test_failed_grid_barrier_stops_the_batch(device):
+    """A grid barrier that gives up (here: made to report failure at level 3) ends the
+    grid kernel, marks the search failed so that the next kernels of the batch do not
+    carry on from a half-finished level, and the host raises."""
+    barrier = "if (!grid_sync(barrier)) {"
+    broken = edit_kernel("persistent.hip", barrier, "if (!grid_sync(barrier) || level == 3) {")
+    with with_kernel(PersistentBFS, broken)(device, path_graph(50), **SMALL_BLOCKS,
+                                            sb_edge_limit=0, max_grid_blocks=2) as step:
+        with pytest.raises(DeviceError, match="no progress past level 0"):
+            step.run(0)
+
+
+# -- tunables and shared memory ----------------------------------------------------------------
+
+@pytest.mark.parametrize("options, message", [
+    (dict(sb_block_size=48), "sb_block_size must be a multiple"),
+    (dict(sb_block_size=2048), "sb_block_size must be a multiple"),
+    (dict(sb_edge_limit=2**20), "sb_edge_limit must be"),
+    (dict(edge_batch=0), "edge_batch must be"),
+    (dict(edge_batch=33), "edge_batch must be"),
+    (dict(rounds=0), "rounds must be"),
+    (dict(max_grid_blocks=0), "max_grid_blocks must be"),
+    (dict(sb_capacity=10**7), "sb_capacity .* needs"),
+    (dict(block_size=48), "block_size must be a multiple"),
+])
+def test_bad_tunables_are_refused(device, options, message):
+    with pytest.raises(RodiniaBFSError, match=message):
+        PersistentBFS(device, grid2d(3, 3), **options)
+
+
+def test_shared_memory_plan(device):
+    """The queues shrink to fit the device's shared memory, the bitmap goes to shared
+    memory where it fits after them and to global memory where it does not, and asking
+    for a shared bitmap that cannot fit is a clear error."""
+    budget = device.max_shared_memory_per_block
+    small = grid2d(10, 10)
+    defaults = tunables(device.warp_size)
+    static = 4 * (defaults["LOCAL_SMALL"] + defaults["LOCAL_MEDIUM"])  # step 4's local queues
+    with PersistentBFS(device, small) as step:
+        assert step.shared_bitmap
+        queues = 32 * step.sb_capacity  # two queues of 16-byte slots
+        assert static + queues + 4 * 4 <= budget
+        # The default capacity, or the largest power of two below it that fits.
+        assert step.sb_capacity == defaults["SB_CAPACITY"] or static + 2 * queues > budget
+        assert step.sb_capacity & (step.sb_capacity - 1) == 0
+    # One bit per vertex: a graph with more vertices than the block has bits.
+    big = CSRGraph.from_edges([0], [1], 8 * budget + 1, name="wide")
+    with PersistentBFS(device, big, **SMALL_BLOCKS) as step:
+        assert not step.shared_bitmap
+        check_run(step, 0, step.run(0))
+    with pytest.raises(RodiniaBFSError, match="do not fit"):
+        PersistentBFS(device, big, shared_bitmap=True)
+
+
+def test_edge_records():
+    """Each edge carries its target, the start of the target's list and its degree."""
+    graph = awkward_graph()
+    records = build_edge_records(graph)
+    assert records.itemsize == 16
+    np.testing.assert_array_equal(records["vertex"], graph.targets)
+    degrees = graph.degrees()
+    np.testing.assert_array_equal(records["degree"], degrees[graph.targets])
+    np.testing.assert_array_equal(records["begin"], graph.offsets[graph.targets])
+
+
+def test_kernel_has_no_hard_coded_warp_width():
+    """The warp width comes from WARP_SIZE (bfs_common.h), never from a literal."""
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", kernel_source("persistent.hip"), flags=re.S)
+    assert not re.search(r"\b(32|64)\b", code)
+
+
+@pytest.mark.parametrize("missing", ["SB_CAPACITY", "EDGE_BATCH", "SHARED_BITMAP", "LOCAL_SMALL"])
+def test_missing_tunable_is_a_compile_error(device, missing):
+    defines = tunables(device.warp_size)
+    del defines[missing]
+    with pytest.raises(CompileError, match=missing):
+        device.compile(kernel_source("persistent.hip"), "persistent.hip", defines=defines,
+                       headers=kernel_headers())
+
+
+def test_edge_limit_past_the_counter_is_a_compile_error(device):
+    defines = tunables(device.warp_size, sb_edge_limit=2**20)
+    with pytest.raises(CompileError, match="SB_EDGE_LIMIT must be below"):
+        device.compile(kernel_source("persistent.hip"), "persistent.hip", defines=defines,
+                       headers=kernel_headers())
+
+
+# -- run-time compilers: every target, the tunable sets above -----------------------------------
+
+def _define_sets(warp_size):
+    """The defaults; no records, a global bitmap and no hand-back; tiny everything; the
+    largest batch."""
+    return [
+        tunables(warp_size),
+        tunables(warp_size, edge_records=False, shared_bitmap=False, hand_back=False),
+        tunables(warp_size, block_size=warp_size, sb_block_size=warp_size, sb_capacity=1,
+                 sb_edge_limit=0, edge_batch=1, warp_threshold=1, block_threshold=1,
+                 block_piece=1, local_small=1, local_medium=1),
+        tunables(warp_size, edge_batch=32),
+    ]
+
+
+@pytest.mark.parametrize("which", [0, 1, 2, 3], ids=["default", "plain", "tiny", "batch32"])
+@pytest.mark.parametrize("arch, warp_size", [("gfx90a", 64), ("gfx1030", 32)])
+def test_hiprtc_compiles(arch, warp_size, which):
+    hiprtc = hiprtc_or_skip()
+    code = hiprtc.compile_for_arch(kernel_source("persistent.hip"), arch, "persistent.hip",
+                                   _define_sets(warp_size)[which], headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("which", [0, 1, 2, 3], ids=["default", "plain", "tiny", "batch32"])
+def test_nvrtc_compiles(which):
+    nvrtc = nvrtc_or_skip()
+    code = nvrtc.compile_for_arch(kernel_source("persistent.hip"), "sm_90", "persistent.hip",
+                                  _define_sets(32)[which], headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
+
+
+# -- on a GPU -------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", ["single", "grid", "switching", "plain"])
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_gpu_every_configuration(gpu, name, config):
+    graph = GRAPHS[name]()
+    with PersistentBFS(gpu, graph, **configs(gpu.warp_size)[config]) as step:
+        for source in sources_of(graph):
+            check_run(step, source, step.run(source, profile=True))
+
+
+@pytest.mark.gpu
+def test_gpu_path_and_defaults(gpu):
+    graph = path_graph(20_000)
+    with PersistentBFS(gpu, graph) as step:
+        result = step.run(0, profile=True)
+        check_run(step, 0, result)
+        assert step.last_host_waits == 1
+        assert len(result.level_times_ms) == 20_000
