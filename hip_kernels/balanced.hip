@@ -11,144 +11,14 @@
 //   medium  degree < BLOCK_THRESHOLD          one warp per vertex
 //   large   degree >= BLOCK_THRESHOLD         one block per piece of BLOCK_PIECE edges
 //
-// The queue a vertex goes to is decided when it is discovered: the thread that claims it
-// reads its degree. A large vertex is cut into pieces there and then, so a hub of a
+// The queue a vertex goes to is decided when it is discovered: the thread that claims
+// it reads its degree. A large vertex is cut into pieces there and then, so a hub of a
 // hundred thousand edges is expanded by many blocks at once. One launch expands a whole
 // level: its grid has a section for each queue. What a block discovers is collected in
 // block-local queues in shared memory and copied out at the end, as in step 3.
-#include "bfs_common.h"
-
-// The tunables, fixed at compile time; default_defines() in
-// rodinia_bfs/variants/balanced.py derives them from the device's warp size.
-#ifndef BLOCK_SIZE
-#error "compile with -DBLOCK_SIZE=<threads per block>"
-#endif
-#ifndef WARP_THRESHOLD
-#error "compile with -DWARP_THRESHOLD=<smallest degree a warp expands>"
-#endif
-#ifndef BLOCK_THRESHOLD
-#error "compile with -DBLOCK_THRESHOLD=<smallest degree a block expands>"
-#endif
-#ifndef BLOCK_PIECE
-#error "compile with -DBLOCK_PIECE=<edges per piece of a large vertex>"
-#endif
-#ifndef LOCAL_SMALL
-#error "compile with -DLOCAL_SMALL=<entries of the block-local small queue>"
-#endif
-#ifndef LOCAL_MEDIUM
-#error "compile with -DLOCAL_MEDIUM=<entries of the block-local medium queue>"
-#endif
-#ifndef COUNTER_STRIDE
-#error "compile with -DCOUNTER_STRIDE=<bfs_u32 slots between two queue counters>"
-#endif
-#if BLOCK_SIZE % WARP_SIZE != 0
-#error "BLOCK_SIZE must be a multiple of WARP_SIZE: the medium queue gives whole warps"
-#endif
-#if WARP_THRESHOLD < 1 || BLOCK_THRESHOLD < WARP_THRESHOLD || BLOCK_PIECE < 1
-#error "need 1 <= WARP_THRESHOLD <= BLOCK_THRESHOLD and BLOCK_PIECE >= 1"
-#endif
-#if LOCAL_SMALL < 1 || LOCAL_MEDIUM < 1
-#error "the block-local queues need at least one entry each"
-#endif
-
-#define WARPS_PER_BLOCK (BLOCK_SIZE / WARP_SIZE)
-
-// [balanced-queues-begin]
-// The queues, in the order of their counters. Each counter sits on a 128-byte line of
-// its own (COUNTER_STRIDE slots apart), so atomics on one do not queue behind another's.
-#define SMALL 0
-#define MEDIUM 1
-#define LARGE 2
-#define QUEUES 3
-
-__device__ inline bfs_u32 at_most(bfs_u32 a, bfs_u32 b) { return a < b ? a : b; }
-
-// An entry of the large queue: a piece of `vertex`'s list, BLOCK_PIECE edges long
-// (the last piece may be shorter).
-struct Piece {
-    vertex_t vertex;
-    bfs_u32 index;
-};
-// [balanced-queues-end]
-
-// What every thread of a launch reads and writes, gathered so the device functions
-// below take one argument instead of twenty.
-struct Level {
-    const edge_t* offsets;
-    const vertex_t* edges;
-    level_t* levels;
-    vertex_t* parents;
-    level_t next_level;
-    vertex_t* next_small;
-    vertex_t* next_medium;
-    Piece* next_large;
-    bfs_u32* next_counts;  // SMALL, MEDIUM and LARGE, COUNTER_STRIDE apart
-    // The block-local queues in shared memory, and their counters.
-    vertex_t* local_small;
-    vertex_t* local_medium;
-    bfs_u32* local_counts;  // SMALL and MEDIUM
-};
-
-// [balanced-enqueue-begin]
-// Append u to a block-local queue; when it is full, straight to the global queue.
-// The local counter counts on past the capacity, so the slot alone says which.
-__device__ inline void push(vertex_t u, vertex_t* local, bfs_u32* local_count, bfs_u32 capacity,
-                            vertex_t* global, bfs_u32* global_count)
-{
-    const bfs_u32 slot = atomicAdd(local_count, 1u);
-    if (slot < capacity) {
-        local[slot] = u;
-    } else {
-        global[atomicAdd(global_count, 1u)] = u;
-    }
-}
-
-// u was just claimed and has `degree` edges: put it in the queue of its size.
-__device__ inline void enqueue(const Level& L, vertex_t u, edge_t degree)
-{
-    if (degree < WARP_THRESHOLD) {
-        push(u, L.local_small, &L.local_counts[SMALL], LOCAL_SMALL, L.next_small,
-             &L.next_counts[SMALL * COUNTER_STRIDE]);
-    } else if (degree < BLOCK_THRESHOLD) {
-        push(u, L.local_medium, &L.local_counts[MEDIUM], LOCAL_MEDIUM, L.next_medium,
-             &L.next_counts[MEDIUM * COUNTER_STRIDE]);
-    } else {
-        // Large vertices are few: each takes one global atomicAdd, for all its pieces.
-        const bfs_u32 pieces = (bfs_u32)((degree + BLOCK_PIECE - 1) / BLOCK_PIECE);
-        const bfs_u32 first = atomicAdd(&L.next_counts[LARGE * COUNTER_STRIDE], pieces);
-        for (bfs_u32 p = 0; p < pieces; p++) L.next_large[first + p] = Piece{u, p};
-    }
-}
-// [balanced-enqueue-end]
-
-// [balanced-visit-begin]
-// Edge e of frontier vertex v: claim its target as steps 2 and 3 do, then enqueue it.
-// The target's degree decides its queue. It is read before the atomicCAS, so that the
-// loads and the claim are in flight together.
-__device__ inline void visit(const Level& L, vertex_t v, edge_t e)
-{
-    const vertex_t u = L.edges[e];
-    if (L.levels[u] != -1) return;  // reached already: no atomic needed
-    const edge_t degree = L.offsets[u + 1] - L.offsets[u];
-    if (atomicCAS(&L.levels[u], -1, L.next_level) == -1) {
-        L.parents[u] = v;
-        enqueue(L, u, degree);
-    }
-}
-// [balanced-visit-end]
-
-#ifdef BFS_COUNT_PATHS
-// For the tests: how many queue entries each path expanded, and their edges.
-#define COUNT_PATH(path, edge_count)                                      \
-    do {                                                                  \
-        atomicAdd(&path_counts[(path)], 1ull);                            \
-        atomicAdd(&path_counts[QUEUES + (path)], (bfs_u64)(edge_count));  \
-    } while (0)
-#else
-#define COUNT_PATH(path, edge_count) \
-    do {                             \
-    } while (0)
-#endif
+//
+// The queues and the three expansions are in frontier.h, which step 6 shares.
+#include "frontier.h"
 
 // [balanced-kernel-begin]
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
@@ -181,69 +51,29 @@ balanced_expand(const edge_t* offsets, const vertex_t* edges, level_t* levels,
     // [balanced-counters-end]
 
     const Level L = {offsets, edges, levels, parents, next_level, next_small, next_medium,
-                     next_large, next_counts, local_small, local_medium, local_counts};
+                     next_large, next_counts, local_small, local_medium, local_counts,
+                     path_counts};
+    Tally found = {0, 0};  // step 4 has no use for it
 
+    // [balanced-sections-begin]
     // The grid has three sections, [large | medium | small], sized by the host. The
     // blocks with the most edges come first, so they also start first.
     const bfs_u32 small_first_block = large_blocks + medium_blocks;
     if (blockIdx.x < large_blocks) {
-        // [balanced-block-begin]
-        // A whole block per piece of a large list: neighbouring threads take
-        // neighbouring edges, so each warp reads its edges with one coalesced load.
-        for (bfs_u32 p = blockIdx.x; p < large_count; p += large_blocks) {
-            const vertex_t v = large[p].vertex;  // the same p, so the same v, in every thread
-            const edge_t list_end = offsets[v + 1];
-            const edge_t begin = offsets[v] + (edge_t)large[p].index * BLOCK_PIECE;
-            const edge_t end = begin + BLOCK_PIECE < list_end ? begin + BLOCK_PIECE : list_end;
-            if (threadIdx.x == 0) COUNT_PATH(LARGE, end - begin);
-            for (edge_t e = begin + threadIdx.x; e < end; e += BLOCK_SIZE) visit(L, v, e);
-        }
-        // [balanced-block-end]
+        expand_large(L, large, large_count, blockIdx.x, large_blocks, found);
     } else if (blockIdx.x < small_first_block) {
-        // [balanced-warp-begin]
-        // A whole warp per medium vertex: the lanes stride over its list together.
-        const bfs_u32 first_warp = (blockIdx.x - large_blocks) * WARPS_PER_BLOCK + warp_id();
-        const bfs_u32 warps = medium_blocks * WARPS_PER_BLOCK;
-        for (bfs_u32 i = first_warp; i < medium_count; i += warps) {
-            const vertex_t v = medium[i];  // the same i, so the same v, in every lane
-            const edge_t end = offsets[v + 1];
-            if (lane_id() == 0) COUNT_PATH(MEDIUM, end - offsets[v]);
-            for (edge_t e = offsets[v] + lane_id(); e < end; e += WARP_SIZE) visit(L, v, e);
-        }
-        // [balanced-warp-end]
+        expand_medium(L, medium, medium_count,
+                      (blockIdx.x - large_blocks) * WARPS_PER_BLOCK + warp_id(),
+                      medium_blocks * WARPS_PER_BLOCK, found);
     } else {
-        // [balanced-thread-begin]
-        // A thread per small vertex, as in steps 2 and 3: its list is shorter than a
-        // warp is wide, so its warp waits at most WARP_THRESHOLD - 1 trips for it.
-        const bfs_u32 stride = (gridDim.x - small_first_block) * BLOCK_SIZE;
-        for (bfs_u32 i = (blockIdx.x - small_first_block) * BLOCK_SIZE + threadIdx.x;
-             i < small_count; i += stride) {
-            const vertex_t v = small[i];
-            const edge_t end = offsets[v + 1];
-            COUNT_PATH(SMALL, end - offsets[v]);
-            for (edge_t e = offsets[v]; e < end; e++) visit(L, v, e);
-        }
-        // [balanced-thread-end]
+        expand_small(L, small, small_count,
+                     (blockIdx.x - small_first_block) * BLOCK_SIZE + threadIdx.x,
+                     (gridDim.x - small_first_block) * BLOCK_SIZE, found);
     }
+    // [balanced-sections-end]
 
-    // [balanced-copy-out-begin]
-    // Every thread of the block gets here, whichever section it was in. One atomicAdd
-    // per local queue reserves room in the global queue; the copy is coalesced.
+    // Every thread of the block gets here, whichever section it was in.
     __syncthreads();  // every local enqueue is done
-    if (threadIdx.x == 0) {
-        // What overflowed went to the global queue already; the rest is copied now.
-        local_counts[SMALL] = at_most(local_counts[SMALL], LOCAL_SMALL);
-        local_counts[MEDIUM] = at_most(local_counts[MEDIUM], LOCAL_MEDIUM);
-        if (local_counts[SMALL] > 0)
-            global_first[SMALL] = atomicAdd(&next_counts[SMALL * COUNTER_STRIDE], local_counts[SMALL]);
-        if (local_counts[MEDIUM] > 0)
-            global_first[MEDIUM] = atomicAdd(&next_counts[MEDIUM * COUNTER_STRIDE], local_counts[MEDIUM]);
-    }
-    __syncthreads();  // the room is reserved
-    for (bfs_u32 i = threadIdx.x; i < local_counts[SMALL]; i += BLOCK_SIZE)
-        next_small[global_first[SMALL] + i] = local_small[i];
-    for (bfs_u32 i = threadIdx.x; i < local_counts[MEDIUM]; i += BLOCK_SIZE)
-        next_medium[global_first[MEDIUM] + i] = local_medium[i];
-    // [balanced-copy-out-end]
+    copy_out(L, global_first);
 }
 // [balanced-kernel-end]

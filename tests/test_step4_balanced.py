@@ -158,9 +158,10 @@ def test_thresholds_follow_the_warp(device):
         assert step.queue_of(step.block_size) == "large"
 
 
-def test_kernel_has_no_hard_coded_warp_width():
+@pytest.mark.parametrize("name", ["balanced.hip", "frontier.h"])
+def test_kernel_has_no_hard_coded_warp_width(name):
     """The warp width comes from WARP_SIZE (bfs_common.h), never from a literal."""
-    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", kernel_source("balanced.hip"), flags=re.S)
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", kernel_source(name), flags=re.S)
     assert not re.search(r"\b(32|64)\b", code)
 
 

@@ -1,0 +1,236 @@
+// frontier.h: the degree-split frontier of step 4, shared by the steps that expand it.
+//
+// The frontier is kept in three queues, by the degree of each vertex, and each queue
+// is expanded by the unit of work that fits it:
+//
+//   small   degree < WARP_THRESHOLD           one thread per vertex
+//   medium  degree < BLOCK_THRESHOLD          one warp per vertex
+//   large   degree >= BLOCK_THRESHOLD         one block per piece of BLOCK_PIECE edges
+//
+// The queue a vertex goes to is decided when it is discovered: the thread that claims it
+// reads its degree. What a block discovers is collected in block-local queues in shared
+// memory and copied out at the end (copy_out), as in step 3.
+//
+// Step 4 (balanced.hip) launches one kernel per level whose grid has a section per
+// queue; step 6 (push_pull.hip) runs every level in one persistent kernel, where the
+// whole grid goes through the three queues in turn. Both call the functions below with
+// the first unit (block, warp or thread) and the number of units of their grid.
+#pragma once
+#include "bfs_common.h"
+
+// The tunables, fixed at compile time; tunables() in rodinia_bfs/variants/balanced.py
+// derives their defaults from the device's warp size.
+#ifndef BLOCK_SIZE
+#error "compile with -DBLOCK_SIZE=<threads per block>"
+#endif
+#ifndef WARP_THRESHOLD
+#error "compile with -DWARP_THRESHOLD=<smallest degree a warp expands>"
+#endif
+#ifndef BLOCK_THRESHOLD
+#error "compile with -DBLOCK_THRESHOLD=<smallest degree a block expands>"
+#endif
+#ifndef BLOCK_PIECE
+#error "compile with -DBLOCK_PIECE=<edges per piece of a large vertex>"
+#endif
+#ifndef LOCAL_SMALL
+#error "compile with -DLOCAL_SMALL=<entries of the block-local small queue>"
+#endif
+#ifndef LOCAL_MEDIUM
+#error "compile with -DLOCAL_MEDIUM=<entries of the block-local medium queue>"
+#endif
+#ifndef COUNTER_STRIDE
+#error "compile with -DCOUNTER_STRIDE=<bfs_u32 slots between two queue counters>"
+#endif
+#if BLOCK_SIZE % WARP_SIZE != 0
+#error "BLOCK_SIZE must be a multiple of WARP_SIZE: the medium queue gives whole warps"
+#endif
+#if WARP_THRESHOLD < 1 || BLOCK_THRESHOLD < WARP_THRESHOLD || BLOCK_PIECE < 1
+#error "need 1 <= WARP_THRESHOLD <= BLOCK_THRESHOLD and BLOCK_PIECE >= 1"
+#endif
+#if LOCAL_SMALL < 1 || LOCAL_MEDIUM < 1
+#error "the block-local queues need at least one entry each"
+#endif
+
+#define WARPS_PER_BLOCK (BLOCK_SIZE / WARP_SIZE)
+
+// [balanced-queues-begin]
+// The queues, in the order of their counters. Each counter sits on a 128-byte line of
+// its own (COUNTER_STRIDE slots apart), so atomics on one do not queue behind another's.
+#define SMALL 0
+#define MEDIUM 1
+#define LARGE 2
+#define QUEUES 3
+
+__device__ inline bfs_u32 at_most(bfs_u32 a, bfs_u32 b) { return a < b ? a : b; }
+
+// An entry of the large queue: a piece of `vertex`'s list, BLOCK_PIECE edges long
+// (the last piece may be shorter).
+struct Piece {
+    vertex_t vertex;
+    bfs_u32 index;
+};
+// [balanced-queues-end]
+
+// What every thread of a launch reads and writes, gathered so the device functions
+// below take one argument instead of twenty.
+struct Level {
+    const edge_t* offsets;
+    const vertex_t* edges;
+    level_t* levels;
+    vertex_t* parents;
+    level_t next_level;
+    vertex_t* next_small;
+    vertex_t* next_medium;
+    Piece* next_large;
+    bfs_u32* next_counts;  // SMALL, MEDIUM and LARGE, COUNTER_STRIDE apart
+    // The block-local queues in shared memory, and their counters.
+    vertex_t* local_small;
+    vertex_t* local_medium;
+    bfs_u32* local_counts;  // SMALL and MEDIUM
+    bfs_u64* path_counts;   // with BFS_COUNT_PATHS: entries and edges of each path
+};
+
+// What a thread discovered: the vertices it claimed and their out-edges (the next
+// frontier's size and edge count, which step 6 needs to choose its direction).
+struct Tally {
+    bfs_u64 vertices;
+    bfs_u64 edges;
+};
+
+// [balanced-enqueue-begin]
+// Append u to a block-local queue; when it is full, straight to the global queue.
+// The local counter counts on past the capacity, so the slot alone says which.
+__device__ inline void push(vertex_t u, vertex_t* local, bfs_u32* local_count, bfs_u32 capacity,
+                            vertex_t* global, bfs_u32* global_count)
+{
+    const bfs_u32 slot = atomicAdd(local_count, 1u);
+    if (slot < capacity) {
+        local[slot] = u;
+    } else {
+        global[atomicAdd(global_count, 1u)] = u;
+    }
+}
+
+// u was just claimed and has `degree` edges: put it in the queue of its size.
+__device__ inline void enqueue(const Level& L, vertex_t u, edge_t degree)
+{
+    if (degree < WARP_THRESHOLD) {
+        push(u, L.local_small, &L.local_counts[SMALL], LOCAL_SMALL, L.next_small,
+             &L.next_counts[SMALL * COUNTER_STRIDE]);
+    } else if (degree < BLOCK_THRESHOLD) {
+        push(u, L.local_medium, &L.local_counts[MEDIUM], LOCAL_MEDIUM, L.next_medium,
+             &L.next_counts[MEDIUM * COUNTER_STRIDE]);
+    } else {
+        // Large vertices are few: each takes one global atomicAdd, for all its pieces.
+        const bfs_u32 pieces = (bfs_u32)((degree + BLOCK_PIECE - 1) / BLOCK_PIECE);
+        const bfs_u32 first = atomicAdd(&L.next_counts[LARGE * COUNTER_STRIDE], pieces);
+        for (bfs_u32 p = 0; p < pieces; p++) L.next_large[first + p] = Piece{u, p};
+    }
+}
+// [balanced-enqueue-end]
+
+// [balanced-visit-begin]
+// Edge e of frontier vertex v: claim its target as steps 2 and 3 do, then enqueue it.
+// The target's degree decides its queue. It is read before the atomicCAS, so that the
+// loads and the claim are in flight together.
+__device__ inline void visit(const Level& L, vertex_t v, edge_t e, Tally& found)
+{
+    const vertex_t u = L.edges[e];
+    if (L.levels[u] != -1) return;  // reached already: no atomic needed
+    const edge_t degree = L.offsets[u + 1] - L.offsets[u];
+    if (atomicCAS(&L.levels[u], -1, L.next_level) == -1) {
+        L.parents[u] = v;
+        enqueue(L, u, degree);
+        found.vertices += 1;
+        found.edges += (bfs_u64)degree;
+    }
+}
+// [balanced-visit-end]
+
+#ifdef BFS_COUNT_PATHS
+// For the tests: how many queue entries each path expanded, and their edges.
+#define COUNT_PATH(path, edge_count)                                        \
+    do {                                                                    \
+        atomicAdd(&L.path_counts[(path)], 1ull);                            \
+        atomicAdd(&L.path_counts[QUEUES + (path)], (bfs_u64)(edge_count));  \
+    } while (0)
+#else
+#define COUNT_PATH(path, edge_count) \
+    do {                             \
+    } while (0)
+#endif
+
+// [balanced-block-begin]
+// A whole block per piece of a large list: neighbouring threads take neighbouring
+// edges, so each warp reads its edges with one coalesced load. Blocks first_block,
+// first_block + blocks, ... take pieces; every thread of a block calls this.
+__device__ inline void expand_large(const Level& L, const Piece* large, bfs_u32 large_count,
+                                    bfs_u32 first_block, bfs_u32 blocks, Tally& found)
+{
+    for (bfs_u32 p = first_block; p < large_count; p += blocks) {
+        const vertex_t v = large[p].vertex;  // the same p, so the same v, in every thread
+        const edge_t list_end = L.offsets[v + 1];
+        const edge_t begin = L.offsets[v] + (edge_t)large[p].index * BLOCK_PIECE;
+        const edge_t end = begin + BLOCK_PIECE < list_end ? begin + BLOCK_PIECE : list_end;
+        if (threadIdx.x == 0) COUNT_PATH(LARGE, end - begin);
+        for (edge_t e = begin + threadIdx.x; e < end; e += BLOCK_SIZE) visit(L, v, e, found);
+    }
+}
+// [balanced-block-end]
+
+// [balanced-warp-begin]
+// A whole warp per medium vertex: the lanes stride over its list together. Warps
+// first_warp, first_warp + warps, ... take vertices.
+__device__ inline void expand_medium(const Level& L, const vertex_t* medium, bfs_u32 medium_count,
+                                     bfs_u32 first_warp, bfs_u32 warps, Tally& found)
+{
+    for (bfs_u32 i = first_warp; i < medium_count; i += warps) {
+        const vertex_t v = medium[i];  // the same i, so the same v, in every lane
+        const edge_t end = L.offsets[v + 1];
+        if (lane_id() == 0) COUNT_PATH(MEDIUM, end - L.offsets[v]);
+        for (edge_t e = L.offsets[v] + lane_id(); e < end; e += WARP_SIZE) visit(L, v, e, found);
+    }
+}
+// [balanced-warp-end]
+
+// [balanced-thread-begin]
+// A thread per small vertex, as in steps 2 and 3: its list is shorter than a warp is
+// wide, so its warp waits at most WARP_THRESHOLD - 1 trips for it.
+__device__ inline void expand_small(const Level& L, const vertex_t* small, bfs_u32 small_count,
+                                    bfs_u32 first_thread, bfs_u32 threads, Tally& found)
+{
+    for (bfs_u32 i = first_thread; i < small_count; i += threads) {
+        const vertex_t v = small[i];
+        const edge_t end = L.offsets[v + 1];
+        COUNT_PATH(SMALL, end - L.offsets[v]);
+        for (edge_t e = L.offsets[v]; e < end; e++) visit(L, v, e, found);
+    }
+}
+// [balanced-thread-end]
+
+// [balanced-copy-out-begin]
+// After a barrier that every thread of the block reaches once all its local enqueues
+// are done: one atomicAdd per local queue reserves room in the global queue, and the
+// block copies its local queues out with coalesced writes. `first` is two bfs_u32 of
+// shared memory. Every thread of the block calls this; it leaves the local counters
+// at zero for the next use.
+__device__ inline void copy_out(const Level& L, bfs_u32* first)
+{
+    if (threadIdx.x == 0) {
+        // What overflowed went to the global queue already; the rest is copied now.
+        L.local_counts[SMALL] = at_most(L.local_counts[SMALL], LOCAL_SMALL);
+        L.local_counts[MEDIUM] = at_most(L.local_counts[MEDIUM], LOCAL_MEDIUM);
+        if (L.local_counts[SMALL] > 0)
+            first[SMALL] = atomicAdd(&L.next_counts[SMALL * COUNTER_STRIDE], L.local_counts[SMALL]);
+        if (L.local_counts[MEDIUM] > 0)
+            first[MEDIUM] = atomicAdd(&L.next_counts[MEDIUM * COUNTER_STRIDE], L.local_counts[MEDIUM]);
+    }
+    __syncthreads();  // the room is reserved
+    for (bfs_u32 i = threadIdx.x; i < L.local_counts[SMALL]; i += BLOCK_SIZE)
+        L.next_small[first[SMALL] + i] = L.local_small[i];
+    for (bfs_u32 i = threadIdx.x; i < L.local_counts[MEDIUM]; i += BLOCK_SIZE)
+        L.next_medium[first[MEDIUM] + i] = L.local_medium[i];
+    __syncthreads();  // every thread has read the counters
+    if (threadIdx.x < 2) L.local_counts[threadIdx.x] = 0;
+}
+// [balanced-copy-out-end]
