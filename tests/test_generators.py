@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from rodinia_bfs.errors import RodiniaBFSError
-from rodinia_bfs.graphs import generators
+from rodinia_bfs.graphs import csr, generators
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import (
     GENERATORS,
@@ -213,8 +213,8 @@ def test_kronecker_chunks_and_threads_change_nothing(monkeypatch, workers):
     bucket, on 1 or 3 threads; the graph is the one the defaults give."""
     expected = KRONECKER_FINGERPRINTS[12, 5, 7]
     monkeypatch.setattr(generators, "KRONECKER_CHUNK", 2 * 97)
-    monkeypatch.setattr(generators, "CSR_CHUNK", 2 * 1001)
-    monkeypatch.setattr(generators, "BUCKET_BITS", 5)
+    monkeypatch.setattr(csr, "CSR_CHUNK", 2 * 1001)
+    monkeypatch.setattr(csr, "BUCKET_BITS", 5)
     graph = kronecker(12, edge_factor=5, seed=7, progress=False, workers=workers)
     assert fingerprint(graph) == expected
 

@@ -19,16 +19,15 @@ same arguments always give the same graph. All are vectorised over all edges.
 from __future__ import annotations
 
 import math
-import os
 import sys
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
 
 from rodinia_bfs.errors import RodiniaBFSError
-from rodinia_bfs.graphs.csr import MAX_VERTICES, CSRGraph
+from rodinia_bfs.graphs.csr import MAX_VERTICES, CSRGraph, run_all, sorted_csr, worker_count
 
 #: Rodinia graphgen: each vertex draws between MIN_EDGES and MAX_INIT_EDGES edges.
 MIN_EDGES = 2
@@ -147,6 +146,8 @@ def kronecker(
         raise GeneratorError(f"edge_factor={edge_factor}: it must be at least 1")
     if min(a, b, c) < 0 or a + b + c > 1:
         raise GeneratorError(f"a={a}, b={b}, c={c}: they must be >= 0 with a + b + c <= 1")
+    if workers is not None and workers < 1:
+        raise GeneratorError(f"workers={workers}: it must be at least 1")
     num_vertices = 2**scale
     num_edges = edge_factor * num_vertices
     # The random numbers are those of one generator used in this order: one 32-bit
@@ -167,14 +168,15 @@ def kronecker(
         np.take(permutation, rows[lo:hi], out=rows[lo:hi])
         np.take(permutation, cols[lo:hi], out=cols[lo:hi])
 
-    show = progress and scale >= PROGRESS_SCALE
-    with ThreadPoolExecutor(_worker_count(workers)) as pool:
-        report = _Progress(f"kronecker scale {scale}", enabled=show)
+    report = _Progress(f"kronecker scale {scale}", enabled=progress and scale >= PROGRESS_SCALE)
+    with ThreadPoolExecutor(worker_count(workers)) as pool:
         _run_chunks(pool, draw, num_edges, KRONECKER_CHUNK, report, "drawing the edges")
-        name = f"kronecker-{scale}-ef{edge_factor}-seed{seed}"
-        graph = _undirected_csr(rows, cols, scale, pool, report, name=name)
+        # Each edge stored both ways, every vertex's neighbours in increasing id order.
+        offsets, targets = sorted_csr(rows, cols, num_vertices, both_ways=True, pool=pool,
+                                      progress=report.update)
     report.done()
-    return graph
+    name = f"kronecker-{scale}-ef{edge_factor}-seed{seed}"
+    return CSRGraph(offsets, targets, directed=False, name=name)
 # [generator-kronecker-end]
 
 
@@ -182,23 +184,6 @@ def kronecker(
 #: per edge) stay in a core's cache. Even, so that every chunk starts at a whole
 #: 64-bit draw.
 KRONECKER_CHUNK = 2**18
-
-#: Arcs per chunk when :func:`_undirected_csr` groups the arcs by bucket.
-CSR_CHUNK = 2**22
-
-#: A bucket of :func:`_undirected_csr` holds the arcs out of ``2**BUCKET_BITS``
-#: consecutive vertices (at most 16 bits: a vertex's place in its bucket is a uint16).
-BUCKET_BITS = 16
-
-
-def _worker_count(workers: int | None) -> int:
-    if workers is None:
-        return max(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                   else (os.cpu_count() or 1), 1)
-    if workers < 1:
-        raise GeneratorError(f"workers={workers}: it must be at least 1")
-    return workers
-
 
 class _RandomStream:
     """The stream of one seeded PCG64 generator (what ``np.random.default_rng(seed)``
@@ -261,93 +246,8 @@ def _kronecker_chunk(stream, scale, num_edges, thresholds, first, rows, cols) ->
 def _run_chunks(pool, work, total: int, chunk: int, report: "_Progress", what: str) -> None:
     """``work(lo, hi)`` for every chunk ``[lo, hi)`` of ``range(total)``, on the pool's
     threads, reporting progress as chunks finish."""
-    _run_all(pool, [(work, lo, min(lo + chunk, total)) for lo in range(0, total, chunk)],
-             report, what)
-
-
-def _run_all(pool, calls, report: "_Progress", what: str) -> None:
-    """Run ``function(*args)`` for each ``(function, *args)`` of ``calls`` on the pool."""
-    futures = [pool.submit(*call) for call in calls]
-    for done, future in enumerate(as_completed(futures), 1):
-        future.result()  # an exception in a worker is raised here
-        report.update(what, done, len(futures))
-
-
-def _undirected_csr(sources, targets, scale, pool, report, *, name) -> CSRGraph:
-    """The undirected CSR graph of ``2**scale`` vertices with edges
-    ``sources[i] - targets[i]``, each stored both ways, neighbours in increasing id order.
-
-    A bucket sort, not one sort of all the arcs: bucket ``b`` holds the arcs out of
-    vertices ``b << BUCKET_BITS`` to ``((b + 1) << BUCKET_BITS) - 1`` (the labels are
-    random, so the buckets are about the same size). The arcs are counted per chunk and
-    bucket, placed in their bucket's part of the final array (each chunk into room
-    counted for it beforehand, so the chunks run in parallel), and each bucket is then
-    sorted on its own, by source and target. Meanwhile each arc is held as its target
-    (int32) and its source's place in the bucket (uint16): 6 bytes per arc.
-    """
-    n, m = 2**scale, sources.size
-    shift = min(scale, BUCKET_BITS)
-    count = n >> shift  # buckets
-
-    # Room for each chunk of edges in each bucket: a chunk's arcs go after those of the
-    # chunks before it.
-    chunk = CSR_CHUNK // 2  # edges: each gives two arcs
-    pieces = [(lo, min(lo + chunk, m)) for lo in range(0, m, chunk)]
-    counts = np.zeros((len(pieces) + 1, count), dtype=np.int64)
-
-    def count_arcs(j: int, lo: int, hi: int) -> None:
-        for ends in (sources, targets):
-            counts[j + 1] += np.bincount(ends[lo:hi] >> shift, minlength=count)
-
-    _run_all(pool, [(count_arcs, j, lo, hi) for j, (lo, hi) in enumerate(pieces)],
-             report, "counting the arcs")
-    np.cumsum(counts, axis=0, out=counts)  # row j: where chunk j's arcs start, per bucket
-    bucket_first = np.zeros(count + 1, dtype=np.int64)
-    np.cumsum(counts[-1], out=bucket_first[1:])
-    counts += bucket_first[:-1]
-
-    arc_targets = np.empty(2 * m, dtype=np.int32)
-    arc_sources = np.empty(2 * m, dtype=np.uint16)  # the source's place in its bucket
-
-    def place(j: int, lo: int, hi: int) -> None:
-        u = np.concatenate([sources[lo:hi], targets[lo:hi]])
-        v = np.concatenate([targets[lo:hi], sources[lo:hi]])
-        order = np.argsort((u >> shift).astype(np.uint16), kind="stable")  # a radix sort
-        u, v = u[order], v[order]
-        # Now each bucket's arcs are one slice of the chunk: copy it to its room.
-        begin = 0
-        for b in np.flatnonzero(counts[j + 1] - counts[j]):
-            size = counts[j + 1, b] - counts[j, b]
-            room = slice(counts[j, b], counts[j, b] + size)
-            arc_targets[room] = v[begin : begin + size]
-            arc_sources[room] = u[begin : begin + size] & (2**shift - 1)
-            begin += size
-
-    _run_all(pool, [(place, j, lo, hi) for j, (lo, hi) in enumerate(pieces)],
-             report, "grouping the arcs")
-    del counts
-    offsets = np.empty(n + 1, dtype=np.int64)
-    offsets[0] = 0
-
-    def sort_bucket(b: int) -> None:
-        lo, hi = bucket_first[b], bucket_first[b + 1]
-        local = arc_sources[lo:hi]
-        first = b << shift
-        degrees = np.bincount(local, minlength=1 << shift)
-        np.cumsum(degrees, out=offsets[first + 1 : first + (1 << shift) + 1])
-        offsets[first + 1 : first + (1 << shift) + 1] += lo
-        # By source first (a radix sort of 16-bit keys), then by (source, target): the
-        # keys are then in short runs, which the stable sort (Timsort) merges quickly.
-        order = np.argsort(local, kind="stable")
-        keys = local[order].astype(np.int64)
-        keys <<= scale
-        keys |= arc_targets[lo:hi][order]
-        keys.sort(kind="stable")
-        keys &= n - 1
-        arc_targets[lo:hi] = keys
-
-    _run_all(pool, [(sort_bucket, b) for b in range(count)], report, "sorting the neighbours")
-    return CSRGraph(offsets, arc_targets, directed=False, name=name)
+    run_all(pool, [(work, lo, min(lo + chunk, total)) for lo in range(0, total, chunk)],
+            report.update, what)
 
 
 class _Progress:
