@@ -13,8 +13,8 @@
 //   n_f  vertices in the frontier,         m_f  edges out of the frontier,
 //   n    vertices of the graph,            m_u  edges out of the unvisited vertices.
 // Top-down -> bottom-up when m_f > m_u / ALPHA (the frontier's edges outnumber what a
-// bottom-up sweep would look at); bottom-up -> top-down when n_f < n / BETA and the
-// frontier shrinks.
+// bottom-up sweep would look at) and the frontier grows; bottom-up -> top-down when
+// n_f < n / BETA and the frontier shrinks (the state machine of Beamer's paper).
 //
 // The whole search is ONE cooperative launch: every block stays resident, the grid
 // strides over each level's work, and grid_sync() separates the phases. The counts of
@@ -83,7 +83,7 @@ __device__ inline int lowest_lane(lane_mask_t mask) { return __ffsll((long long)
 
 #ifdef BFS_COUNT_PATHS
 // For the tests: the vertices bottom-up sweeps looked at, and those they found.
-#define COUNT_SWEEP(what, count) atomicAdd(&path_counts[2 * QUEUES + (what)], (bfs_u64)(count))
+#define COUNT_SWEEP(what, count) atomicAdd(&S.path_counts[2 * QUEUES + (what)], (bfs_u64)(count))
 #else
 #define COUNT_SWEEP(what, count) \
     do {                         \
@@ -335,14 +335,15 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
             break;
         }
         // [push-pull-rule-begin]
-        // Beamer's rule, in integers: m_f > m_u / ALPHA, and n_f < n / BETA while the
-        // frontier shrinks.
+        // Beamer's rule, in integers: bottom-up when m_f > m_u / ALPHA while the frontier
+        // grows, top-down again when n_f < n / BETA while it shrinks.
         if (FORCE_DIRECTION == 1) {
             direction = TOP_DOWN;
         } else if (FORCE_DIRECTION == 2) {
             direction = BOTTOM_UP;
         } else if (direction == TOP_DOWN) {
-            if (frontier_edges * ALPHA > unvisited_edges) direction = BOTTOM_UP;
+            if (frontier_edges * ALPHA > unvisited_edges && frontier_vertices > previous_vertices)
+                direction = BOTTOM_UP;
         } else if (frontier_vertices * BETA < (bfs_u64)num_vertices &&
                    frontier_vertices < previous_vertices) {
             direction = TOP_DOWN;

@@ -10,6 +10,7 @@ from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.variants.balanced import BalancedBFS
 from rodinia_bfs.variants.base import BFSRun, GPUStep, check_source
 from rodinia_bfs.variants.privatized import PrivatizedBFS
+from rodinia_bfs.variants.push_pull import PushPullBFS
 from rodinia_bfs.variants.queue import QueueBFS
 from rodinia_bfs.variants.rodinia import RodiniaBFS
 
@@ -19,6 +20,7 @@ STEPS: dict[str, type[GPUStep]] = {
     QueueBFS.name: QueueBFS,
     PrivatizedBFS.name: PrivatizedBFS,
     BalancedBFS.name: BalancedBFS,
+    PushPullBFS.name: PushPullBFS,
 }
 
 #: Every variant name ``--variant`` accepts (besides ``all``).
