@@ -262,19 +262,77 @@ __device__ inline Counters begin_phase(bfs_u32* counts, bfs_u64* tallies, bfs_u3
     return Counters{counts + mine * QUEUES * COUNTER_STRIDE, tallies + mine * TALLY_STRIDE};
 }
 
+// [push-pull-state-begin]
+// The state of the search between levels. Every thread keeps its own copy and updates
+// it from the same global counts after the same barriers, so all copies stay equal:
+// every thread takes the same decisions, and none waits at a barrier the others skip.
+// A launch starts from the copy in device memory (the host's start state, or where
+// the last launch stopped) and leaves its own there when it ends.
+struct SearchState {
+    level_t level;             // the frontier's level
+    int queue_set;             // which of the two queue sets holds the frontier
+    int as_bitmap;             // the frontier is in queues (0) or in a bitmap (1)
+    int direction;             // TOP_DOWN or BOTTOM_UP: how the last level went
+    bfs_u32 phase;             // phases run so far: picks the counter set
+    bfs_u32 dirty;             // bit b: bitmap b may have bits set
+    bfs_u32 small_count, medium_count, large_count;  // the queues' lengths
+    bfs_u64 frontier_vertices; // n_f
+    bfs_u64 frontier_edges;    // m_f
+    bfs_u64 previous_vertices; // n_f of the level before
+    bfs_u64 unvisited_edges;   // m_u
+    bfs_u64 enqueued, pieces;  // queue entries so far, for the guard
+    int done;                  // the frontier is empty
+};
+// [push-pull-state-end]
+
+// The copy in device memory: one bfs_u64 per field, in the order above.
+#define STATE_FIELDS 16
+
+__device__ inline SearchState load_state(const bfs_u64* saved)
+{
+    SearchState st;
+    st.level = (level_t)load_fresh(&saved[0]);
+    st.queue_set = (int)load_fresh(&saved[1]);
+    st.as_bitmap = (int)load_fresh(&saved[2]);
+    st.direction = (int)load_fresh(&saved[3]);
+    st.phase = (bfs_u32)load_fresh(&saved[4]);
+    st.dirty = (bfs_u32)load_fresh(&saved[5]);
+    st.small_count = (bfs_u32)load_fresh(&saved[6]);
+    st.medium_count = (bfs_u32)load_fresh(&saved[7]);
+    st.large_count = (bfs_u32)load_fresh(&saved[8]);
+    st.frontier_vertices = load_fresh(&saved[9]);
+    st.frontier_edges = load_fresh(&saved[10]);
+    st.previous_vertices = load_fresh(&saved[11]);
+    st.unvisited_edges = load_fresh(&saved[12]);
+    st.enqueued = load_fresh(&saved[13]);
+    st.pieces = load_fresh(&saved[14]);
+    st.done = (int)load_fresh(&saved[15]);
+    return st;
+}
+
+__device__ inline void store_state(bfs_u64* saved, const SearchState& st)
+{
+    const bfs_u64 fields[STATE_FIELDS] = {
+        (bfs_u64)st.level, (bfs_u64)st.queue_set, (bfs_u64)st.as_bitmap, (bfs_u64)st.direction,
+        st.phase, st.dirty, st.small_count, st.medium_count, st.large_count,
+        st.frontier_vertices, st.frontier_edges, st.previous_vertices, st.unvisited_edges,
+        st.enqueued, st.pieces, (bfs_u64)st.done};
+    for (int i = 0; i < STATE_FIELDS; i++) saved[i] = fields[i];
+}
+
 // After a phase that filled the next queues: their lengths. Each vertex enters a queue
 // once per BFS (a large one as all its pieces); more than that means a broken kernel,
 // and false stops the search before it writes past a queue's end.
-__device__ inline bool take_queues(const Counters& c, bfs_u32& small_count, bfs_u32& medium_count,
-                                   bfs_u32& large_count, bfs_u64& enqueued, bfs_u64& pieces,
-                                   vertex_t num_vertices, bfs_u32 large_capacity)
+__device__ inline bool take_queues(const Counters& c, SearchState& st, vertex_t num_vertices,
+                                   bfs_u32 large_capacity)
 {
-    small_count = load_fresh(&c.counts[SMALL * COUNTER_STRIDE]);
-    medium_count = load_fresh(&c.counts[MEDIUM * COUNTER_STRIDE]);
-    large_count = load_fresh(&c.counts[LARGE * COUNTER_STRIDE]);
-    enqueued += small_count + medium_count;
-    pieces += large_count;
-    return enqueued <= (bfs_u64)num_vertices && pieces <= large_capacity;
+    st.queue_set ^= 1;
+    st.small_count = load_fresh(&c.counts[SMALL * COUNTER_STRIDE]);
+    st.medium_count = load_fresh(&c.counts[MEDIUM * COUNTER_STRIDE]);
+    st.large_count = load_fresh(&c.counts[LARGE * COUNTER_STRIDE]);
+    st.enqueued += st.small_count + st.medium_count;
+    st.pieces += st.large_count;
+    return st.enqueued <= (bfs_u64)num_vertices && st.pieces <= large_capacity;
 }
 
 // [push-pull-kernel-begin]
@@ -282,14 +340,11 @@ extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
               const edge_t* in_offsets, const vertex_t* in_edges,
               const vertex_t* active, bfs_u32 active_count,
-              vertex_t num_vertices, bfs_u64 num_edges, bfs_u64 source_edges,
-              level_t* levels, vertex_t* parents,
+              vertex_t num_vertices, level_t* levels, vertex_t* parents,
               vertex_t* small_0, vertex_t* medium_0, Piece* large_0,
               vertex_t* small_1, vertex_t* medium_1, Piece* large_1,
-              bfs_u32 small_count, bfs_u32 medium_count, bfs_u32 large_count,
-              bfs_u32 large_capacity,
-              bfs_u32* bitmaps, bfs_u32 words,
-              bfs_u32* counts, bfs_u64* tallies,
+              bfs_u32 large_capacity, bfs_u32* bitmaps, bfs_u32 words,
+              bfs_u32* counts, bfs_u64* tallies, bfs_u64* saved, bfs_u32 level_budget,
               bfs_u32* records, bfs_u32* status, GridBarrier* barrier,
               bfs_u64* path_counts)
 {
@@ -312,25 +367,13 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     vertex_t* const small_queues[2] = {small_0, small_1};
     vertex_t* const medium_queues[2] = {medium_0, medium_1};
     Piece* const large_queues[2] = {large_0, large_1};
+    SearchState st = load_state(saved);
     // [push-pull-kernel-end]
 
-    // [push-pull-state-begin]
-    // The state of the search. Every thread keeps its own copy and updates it from the
-    // same global counts after the same barriers, so all copies stay equal: every
-    // thread takes the same decisions, and none waits at a barrier the others skip.
-    int queue_set = 0;  // which of the two queue sets holds the frontier
-    int as_bitmap = 0;  // the frontier is in queues (0) or in a bitmap (1)
-    int direction = TOP_DOWN;
-    bfs_u32 phase = 0;  // phases run so far: picks the counter set
-    bfs_u32 dirty = 0;  // bit b: bitmap b may have bits set
-    bfs_u64 frontier_vertices = 1, frontier_edges = source_edges, previous_vertices = 0;
-    bfs_u64 unvisited_edges = num_edges - source_edges;
-    bfs_u64 enqueued = small_count + medium_count, pieces = large_count;
-    level_t level = 0;
-    // [push-pull-state-end]
-
-    for (;;) {
-        if (level >= num_vertices) {  // every level reaches a new vertex: a broken kernel
+    // At most level_budget levels: all of them in one launch, or one per launch when
+    // the host times each level.
+    for (bfs_u32 run = 0; run < level_budget && !st.done; run++) {
+        if (st.level >= num_vertices) {  // each level reaches a new vertex: a broken kernel
             if (thread == 0) status[STATUS_ERROR] = ERROR_RUNAWAY;
             break;
         }
@@ -338,52 +381,53 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         // Beamer's rule, in integers: bottom-up when m_f > m_u / ALPHA while the frontier
         // grows, top-down again when n_f < n / BETA while it shrinks.
         if (FORCE_DIRECTION == 1) {
-            direction = TOP_DOWN;
+            st.direction = TOP_DOWN;
         } else if (FORCE_DIRECTION == 2) {
-            direction = BOTTOM_UP;
-        } else if (direction == TOP_DOWN) {
-            if (frontier_edges * ALPHA > unvisited_edges && frontier_vertices > previous_vertices)
-                direction = BOTTOM_UP;
-        } else if (frontier_vertices * BETA < (bfs_u64)num_vertices &&
-                   frontier_vertices < previous_vertices) {
-            direction = TOP_DOWN;
+            st.direction = BOTTOM_UP;
+        } else if (st.direction == TOP_DOWN) {
+            if (st.frontier_edges * ALPHA > st.unvisited_edges &&
+                st.frontier_vertices > st.previous_vertices)
+                st.direction = BOTTOM_UP;
+        } else if (st.frontier_vertices * BETA < (bfs_u64)num_vertices &&
+                   st.frontier_vertices < st.previous_vertices) {
+            st.direction = TOP_DOWN;
         }
         // [push-pull-rule-end]
         if (thread == 0)
-            records[level] = (bfs_u32)frontier_vertices | (direction == BOTTOM_UP ? RECORD_BOTTOM_UP : 0u);
-        // Three bitmaps in turn: this level's frontier, the next one, and the one of the
-        // level before, which this level's phase clears.
-        const bfs_u32 this_map = (bfs_u32)level % 3, next_map = (this_map + 1) % 3,
+            records[st.level] = (bfs_u32)st.frontier_vertices |
+                                (st.direction == BOTTOM_UP ? RECORD_BOTTOM_UP : 0u);
+        // Three bitmaps in turn: this level's frontier, the next one, and the last
+        // level's, which this level's phase clears.
+        const bfs_u32 this_map = (bfs_u32)st.level % 3, next_map = (this_map + 1) % 3,
                       old_map = (this_map + 2) % 3;
         bfs_u32* const frontier_bits = bitmaps + this_map * words;
 
         // [push-pull-switch-begin]
         // A change of direction: the frontier goes into the form the new direction
         // reads, in a phase of its own.
-        if (direction == BOTTOM_UP && !as_bitmap) {
-            begin_phase(counts, tallies, phase);
-            queues_to_bitmap(small_queues[queue_set], small_count, medium_queues[queue_set],
-                             medium_count, large_queues[queue_set], large_count,
-                             frontier_bits, thread, threads);
-            dirty |= 1u << this_map;
-            as_bitmap = 1;
-            phase++;
+        if (st.direction == BOTTOM_UP && !st.as_bitmap) {
+            begin_phase(counts, tallies, st.phase);
+            queues_to_bitmap(small_queues[st.queue_set], st.small_count,
+                             medium_queues[st.queue_set], st.medium_count,
+                             large_queues[st.queue_set], st.large_count, frontier_bits,
+                             thread, threads);
+            st.dirty |= 1u << this_map;
+            st.as_bitmap = 1;
+            st.phase++;
             if (!grid_sync(barrier)) return;
-        } else if (direction == TOP_DOWN && as_bitmap) {
-            const Counters c = begin_phase(counts, tallies, phase);
-            const Level L = {offsets, edges, levels, parents, level + 1,
-                             small_queues[queue_set ^ 1], medium_queues[queue_set ^ 1],
-                             large_queues[queue_set ^ 1], c.counts,
+        } else if (st.direction == TOP_DOWN && st.as_bitmap) {
+            const Counters c = begin_phase(counts, tallies, st.phase);
+            const Level L = {offsets, edges, levels, parents, st.level + 1,
+                             small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
+                             large_queues[st.queue_set ^ 1], c.counts,
                              local_small, local_medium, local_counts, path_counts};
             bitmap_to_queues(L, frontier_bits, words, thread, threads);
             __syncthreads();  // every local enqueue is done
             copy_out(L, global_first);
-            phase++;
+            st.phase++;
             if (!grid_sync(barrier)) return;
-            queue_set ^= 1;
-            as_bitmap = 0;
-            if (!take_queues(c, small_count, medium_count, large_count, enqueued, pieces,
-                             num_vertices, large_capacity)) {
+            st.as_bitmap = 0;
+            if (!take_queues(c, st, num_vertices, large_capacity)) {
                 if (thread == 0) status[STATUS_ERROR] = ERROR_OVERFLOW;
                 break;
             }
@@ -392,32 +436,33 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
 
         // [push-pull-level-begin]
         // One level, in the chosen direction.
-        const Counters c = begin_phase(counts, tallies, phase);
-        if (dirty & (1u << old_map)) {
+        const Counters c = begin_phase(counts, tallies, st.phase);
+        if (st.dirty & (1u << old_map)) {
             clear_bitmap(bitmaps + old_map * words, words, thread, threads);
-            dirty &= ~(1u << old_map);
+            st.dirty &= ~(1u << old_map);
         }
         Tally found = {0, 0};
-        if (direction == BOTTOM_UP) {
+        if (st.direction == BOTTOM_UP) {
             const Sweep S = {offsets, in_offsets, in_edges, active, active_count, levels,
-                             parents, level + 1, frontier_bits, bitmaps + next_map * words,
+                             parents, st.level + 1, frontier_bits, bitmaps + next_map * words,
                              path_counts};
             bottom_up(S, warp, warps, found);
-            dirty |= 1u << next_map;
+            st.dirty |= 1u << next_map;
         } else {
             // Step 4's three expansions, each over the whole grid.
-            const Level L = {offsets, edges, levels, parents, level + 1,
-                             small_queues[queue_set ^ 1], medium_queues[queue_set ^ 1],
-                             large_queues[queue_set ^ 1], c.counts,
+            const Level L = {offsets, edges, levels, parents, st.level + 1,
+                             small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
+                             large_queues[st.queue_set ^ 1], c.counts,
                              local_small, local_medium, local_counts, path_counts};
-            expand_large(L, large_queues[queue_set], large_count, blockIdx.x, gridDim.x, found);
-            expand_medium(L, medium_queues[queue_set], medium_count, warp, warps, found);
-            expand_small(L, small_queues[queue_set], small_count, thread, threads, found);
+            expand_large(L, large_queues[st.queue_set], st.large_count, blockIdx.x, gridDim.x,
+                         found);
+            expand_medium(L, medium_queues[st.queue_set], st.medium_count, warp, warps, found);
+            expand_small(L, small_queues[st.queue_set], st.small_count, thread, threads, found);
             __syncthreads();  // every local enqueue is done
             copy_out(L, global_first);
         }
         add_tally(found, block_tally, c.tally);
-        phase++;
+        st.phase++;
         if (!grid_sync(barrier)) return;
         // [push-pull-level-end]
 
@@ -425,22 +470,21 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         // Every thread reads the same sums and updates its copy of the state.
         const bfs_u64 found_vertices = load_fresh(&c.tally[0]);
         const bfs_u64 found_edges = load_fresh(&c.tally[1]);
-        if (direction == TOP_DOWN) {
-            queue_set ^= 1;
-            if (!take_queues(c, small_count, medium_count, large_count, enqueued, pieces,
-                             num_vertices, large_capacity)) {
-                if (thread == 0) status[STATUS_ERROR] = ERROR_OVERFLOW;
-                break;
-            }
+        if (st.direction == TOP_DOWN && !take_queues(c, st, num_vertices, large_capacity)) {
+            if (thread == 0) status[STATUS_ERROR] = ERROR_OVERFLOW;
+            break;
         }
-        as_bitmap = direction == BOTTOM_UP;
-        unvisited_edges = unvisited_edges > found_edges ? unvisited_edges - found_edges : 0;
-        previous_vertices = frontier_vertices;
-        frontier_vertices = found_vertices;
-        frontier_edges = found_edges;
-        level++;
-        if (frontier_vertices == 0) break;
+        st.as_bitmap = st.direction == BOTTOM_UP;
+        st.unvisited_edges = st.unvisited_edges > found_edges ? st.unvisited_edges - found_edges : 0;
+        st.previous_vertices = st.frontier_vertices;
+        st.frontier_vertices = found_vertices;
+        st.frontier_edges = found_edges;
+        st.level++;
+        st.done = st.frontier_vertices == 0;
         // [push-pull-count-end]
     }
-    if (thread == 0) status[STATUS_LEVELS] = (bfs_u32)level;
+    if (thread == 0) {
+        store_state(saved, st);
+        status[STATUS_LEVELS] = (bfs_u32)st.level;
+    }
 }

@@ -229,12 +229,20 @@ def test_isolated_source(device):
     assert np.count_nonzero(result.levels >= 0) == 1 and result.parents[1236] == 1236
 
 
-def test_profile_times_the_one_launch(device):
-    graph = GRAPHS["kronecker-10"]()
+@pytest.mark.parametrize("name", ["kronecker-10", "awkward"])
+def test_profile_runs_a_launch_per_level(device, name):
+    """The kernel stops after each level and the next launch goes on from its state:
+    the same levels, parents and directions as in one launch, and a time per level."""
+    graph = GRAPHS[name]()
     with PushPullBFS(device, graph) as step:
+        whole = step.run(3)
+        directions = step.last_directions
         result = step.run(3, profile=True)
+        assert step.last_directions == directions
     check_run(graph, 3, result)
-    assert len(result.level_times_ms) == 1 and result.level_times_ms[0] > 0
+    np.testing.assert_array_equal(result.levels, whole.levels)
+    assert len(result.level_times_ms) == result.iterations
+    assert all(t > 0 for t in result.level_times_ms)
 
 
 def _with_source(device, graph, source, **options):
@@ -252,7 +260,7 @@ def test_never_ending_search_is_an_error(device):
     """Without its end test the kernel runs empty levels; the bound on the level count
     ends it with a clear error instead of a hang."""
     source = kernel_source("push_pull.hip")
-    broken = source.replace("if (frontier_vertices == 0) break;", ";")
+    broken = source.replace("st.done = st.frontier_vertices == 0;", "st.done = 0;")
     assert broken != source
     with _with_source(device, grid2d(5, 5), broken) as step:
         with pytest.raises(DeviceError, match="more levels than the graph has vertices"):
@@ -263,8 +271,8 @@ def test_queue_overflow_is_an_error(device):
     """A kernel that would enqueue more than a BFS can is stopped before it writes past
     a queue's end."""
     source = kernel_source("push_pull.hip")
-    broken = source.replace("enqueued += small_count + medium_count;",
-                            "enqueued += small_count + medium_count + num_vertices;")
+    broken = source.replace("st.enqueued += st.small_count + st.medium_count;",
+                            "st.enqueued += st.small_count + st.medium_count + num_vertices;")
     assert broken != source
     with _with_source(device, grid2d(5, 5), broken, direction="push") as step:
         with pytest.raises(DeviceError, match="queues held more entries"):

@@ -76,6 +76,12 @@ ERRORS = {
     2: "its queues held more entries than a BFS can make",
 }
 
+#: The fields of the kernel's SearchState as it keeps it in device memory (a bfs_u64 each).
+STATE = {name: i for i, name in enumerate([
+    "level", "queue_set", "as_bitmap", "direction", "phase", "dirty", "small_count",
+    "medium_count", "large_count", "frontier_vertices", "frontier_edges",
+    "previous_vertices", "unvisited_edges", "enqueued", "pieces", "done"])}
+
 #: A per-level record: the frontier's size, with this bit set for a bottom-up level.
 RECORD_BOTTOM_UP = 1 << 31
 
@@ -144,6 +150,8 @@ class PushPullBFS(BalancedBFS):
         self.records = self._alloc(4 * max(n, 1))  # bfs_u32 per level
         self.control = self._alloc(CONTROL_BYTES)  # status, then the grid barrier
         self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.uint32)
+        self.state = self._alloc(8 * len(STATE))  # the search's state between launches
+        self.h_state = device.host_malloc(len(STATE), np.uint64)
         # One block per slot the device can keep resident: all of them run at once,
         # which the grid barrier needs.
         self.grid = device.cooperative_grid(self.kernel, block_size)
@@ -157,46 +165,79 @@ class PushPullBFS(BalancedBFS):
 
     # [push-pull-search-begin]
     def search(self, source: int, profile: bool = False) -> BFSRun:
-        """One BFS from ``source``: reset, one cooperative launch, one wait."""
+        """One BFS from ``source``: reset, one cooperative launch, one wait. With
+        ``profile``, one launch per level instead, each timed by events."""
         source = check_source(self.graph, source)
         small_count, medium_count, large_count = self._reset(source)  # step 4's reset
         dev, stream = self.device, self.stream
         dev.memset(self.bitmaps, 0, stream=stream)
         dev.memset(self.tallies, 0, stream=stream)
+        # The search's start state (the kernel's SearchState): level 0, the source alone
+        # in its queue, top-down; m_f = the source's degree, m_u = every other edge.
+        degree = int(self.degrees[source])
+        state = self.h_state
+        state[:] = 0
+        state[STATE["small_count"]:STATE["large_count"] + 1] = small_count, medium_count, large_count
+        state[STATE["frontier_vertices"]] = 1
+        state[STATE["frontier_edges"]] = degree
+        state[STATE["unvisited_edges"]] = self.graph.num_edges - degree
+        state[STATE["enqueued"]] = small_count + medium_count
+        state[STATE["pieces"]] = large_count
+        dev.memcpy_htod_async(self.state, state, stream)
+        n = self.graph.num_vertices
+        times = []
+        if not profile:
+            self._launch(n + 1)  # every level; the kernel's guard stops a runaway
+        else:
+            # A launch per level, so that events can time each: the kernel stops after
+            # one level and leaves its state for the next launch.
+            marks = [dev.event()]
+            marks[0].record(stream)
+            for _ in range(n + 1):
+                finished = self._launch(1)
+                marks.append(dev.event())
+                marks[-1].record(stream)
+                if finished:
+                    break
+            marks[-1].synchronize()
+            times = [a.elapsed_ms(b) for a, b in zip(marks, marks[1:])]
+        iterations = int(self.h_control[STATUS_LEVELS])
+        if self.count_paths:
+            self._read_path_counts()
+        return BFSRun(iterations=iterations, level_times_ms=times)
+
+    def _launch(self, level_budget: int) -> bool:
+        """One cooperative launch of at most ``level_budget`` levels, then the wait for
+        it and its status. Returns whether the search is finished."""
+        dev, stream = self.device, self.stream
         dev.memset(self.control, 0, stream=stream)  # status and grid barrier
         (small_0, medium_0, large_0), (small_1, medium_1, large_1) = (
             (q["small"], q["medium"], q["large"]) for q in self.queues)
         args = (self.offsets, self.edges, self.in_offsets, self.in_edges,
-                self.active, np.uint32(self.active_count),
-                np.int32(self.graph.num_vertices), np.uint64(self.graph.num_edges),
-                np.uint64(self.degrees[source]),
+                self.active, np.uint32(self.active_count), np.int32(self.graph.num_vertices),
                 self.levels, self.parents,
                 small_0, medium_0, large_0, small_1, medium_1, large_1,
-                np.uint32(small_count), np.uint32(medium_count), np.uint32(large_count),
-                np.uint32(self.large_capacity),
-                self.bitmaps, np.uint32(self.words), self.counts, self.tallies,
+                np.uint32(self.large_capacity), self.bitmaps, np.uint32(self.words),
+                self.counts, self.tallies, self.state, np.uint32(level_budget),
                 self.records, self.control.view(0, 16), self.control.view(16, 16),
                 self.path_counts)
-        start, end = dev.event(), dev.event()
-        start.record(stream)
         dev.launch_cooperative(self.kernel, self.grid, self.block_size, args, stream=stream)
-        end.record(stream)
         dev.memcpy_dtoh_async(self.h_control, self.control, stream)
-        stream.synchronize()  # the one wait of the search
+        dev.memcpy_dtoh_async(self.h_state, self.state, stream)
+        stream.synchronize()  # the one wait of a search (without profile)
         status = self.h_control
         if status[BARRIER_FAILED]:
             raise DeviceError(f"{self.kernel_name}: the grid barrier gave up waiting "
                               "(a block did not arrive): the launch was not co-resident")
         if status[STATUS_ERROR]:
-            raise DeviceError(
-                f"push_pull BFS did not finish: {ERRORS.get(int(status[STATUS_ERROR]), 'error')} "
-                f"(after {int(status[STATUS_LEVELS])} levels)")
-        iterations = int(status[STATUS_LEVELS])
-        if self.count_paths:
-            self._read_path_counts()
-        # One launch for every level: no time per level, only the whole search.
-        times = [start.elapsed_ms(end)] if profile else []
-        return BFSRun(iterations=iterations, level_times_ms=times)
+            problem = ERRORS.get(int(status[STATUS_ERROR]), "unknown error")
+            raise DeviceError(f"push_pull BFS did not finish: {problem} "
+                              f"(after {int(status[STATUS_LEVELS])} levels)")
+        finished = bool(self.h_state[STATE["done"]])
+        if level_budget > self.graph.num_vertices and not finished:
+            raise DeviceError("push_pull BFS did not finish: the kernel stopped early "
+                              f"(after {int(status[STATUS_LEVELS])} levels)")
+        return finished
     # [push-pull-search-end]
 
     def _read_path_counts(self) -> None:
