@@ -8,7 +8,10 @@ swept; forced all-push and all-pull runs, with tunables that send every in-edge 
 down each path of the bottom-up sweep; the guards that end a broken kernel.
 """
 
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -20,9 +23,9 @@ from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.runtime import get_device
 from rodinia_bfs.validate import check_parents
 from rodinia_bfs.variants import STEPS
-from rodinia_bfs.variants.push_pull import ALPHA, BETA, PushPullBFS, tunables
+from rodinia_bfs.variants.push_pull import PushPullBFS, rule_table, tunables
 
-from helpers import awkward_graph, scipy_levels
+from helpers import ROOT, awkward_graph, scipy_levels
 
 
 @pytest.fixture(scope="module", params=[32, 64], ids=["warp32", "warp64"])
@@ -70,27 +73,10 @@ def check_run(graph, source, result):
     assert result.frontier_sizes == np.bincount(levels[levels >= 0]).tolist()
 
 
-# [push-pull-rule-test-begin]
-def beamer_directions(graph, source, levels, alpha=ALPHA, beta=BETA) -> list[str]:
+def beamer_directions(graph, source, levels) -> list[str]:
     """The direction of each level by Beamer's rule, on the host, from the reference
     levels and the out-degrees: what the kernel must have counted and decided."""
-    degrees = graph.degrees()
-    reached = levels >= 0
-    vertices = np.bincount(levels[reached])
-    edges = np.bincount(levels[reached], weights=degrees[reached]).astype(np.int64)
-    n, unvisited = graph.num_vertices, graph.num_edges - int(degrees[source])
-    direction, previous, out = "push", 0, []
-    for level, (n_f, m_f) in enumerate(zip(vertices.tolist(), edges.tolist())):
-        if direction == "push" and m_f * alpha > unvisited and n_f > previous:
-            direction = "pull"
-        elif direction == "pull" and n_f * beta < n and n_f < previous:
-            direction = "push"
-        out.append(direction)
-        found = int(edges[level + 1]) if level + 1 < edges.size else 0
-        unvisited = max(unvisited - found, 0)
-        previous = n_f
-    return out
-# [push-pull-rule-test-end]
+    return [row["direction"] for row in rule_table(graph, source, levels)]
 
 
 def test_registered():
@@ -108,6 +94,23 @@ def test_directions_follow_beamers_rule(device, name):
             result = step.run(source)
             check_run(graph, source, result)
             assert step.last_directions == beamer_directions(graph, source, result.levels)
+
+
+def test_the_host_rule_on_a_hand_made_search():
+    """The host's rule itself, on numbers worked out by hand: a star of 40 leaves and a
+    path of 3 behind leaf 1. From leaf 2: level 0 {2} (m_f 1), level 1 {0} (m_f 40),
+    level 2 the other 39 leaves (m_f 38 + 2: leaf 1 has 41 too), level 3 {41} (m_f 2),
+    level 4 {42} (m_f 1); 84 arcs in all."""
+    leaves, path = np.arange(1, 41), [(1, 41), (41, 42)]
+    src = np.r_[np.zeros(40, np.int64), leaves, [a for a, b in path], [b for a, b in path]]
+    dst = np.r_[leaves, np.zeros(40, np.int64), [b for a, b in path], [a for a, b in path]]
+    graph = CSRGraph.from_edges(src, dst, 43)
+    rows = rule_table(graph, 2, scipy_levels(graph, 2), alpha=2, beta=18)
+    assert [(r["n_f"], r["m_f"], r["m_u"]) for r in rows] == [
+        (1, 1, 83), (1, 40, 43), (39, 40, 3), (1, 2, 1), (1, 1, 0)]
+    # 40 * 2 > 43 but the frontier does not grow (1 -> 1): still push; 40 * 2 > 3 and it
+    # grows: pull; 1 * 18 < 43 and it shrinks: push.
+    assert [r["direction"] for r in rows] == ["push", "push", "pull", "push", "push"]
 
 
 def test_kronecker_takes_both_directions(device):
@@ -306,6 +309,18 @@ def test_missing_tunable_is_a_compile_error(device, missing):
     with pytest.raises(CompileError, match=missing):
         device.compile(kernel_source("push_pull.hip"), "push_pull.hip", defines=defines,
                        headers=kernel_headers())
+
+
+def test_chapter_table_is_what_the_example_writes(tmp_path):
+    """Chapter 6 shows docs/_generated/push_pull_levels.csv, written by the example; the
+    directions do not depend on the device, so the emulator must write the same file."""
+    out = tmp_path / "levels.csv"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "06_push_pull.py"),
+                           "--backend", "cpu", "--levels-csv", str(out)],
+                          env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert out.read_text() == (ROOT / "docs" / "_generated" / "push_pull_levels.csv").read_text()
 
 
 # -- run-time compilers: forced directions, extreme tunables, the sweep counters --------

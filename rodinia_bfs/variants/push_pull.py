@@ -267,3 +267,30 @@ class PushPullBFS(BalancedBFS):
         sizes = (records & ~np.uint32(RECORD_BOTTOM_UP)).astype(np.int64).tolist()
         directions = ["pull" if r & RECORD_BOTTOM_UP else "push" for r in records.tolist()]
         return sizes, directions
+
+
+# [push-pull-rule-host-begin]
+def rule_table(graph: CSRGraph, source: int, levels: np.ndarray, alpha: int = ALPHA,
+               beta: int = BETA) -> list[dict]:
+    """Beamer's rule on the host, level by level, from the levels of a finished search
+    and the out-degrees: the counts the kernel sums on the device (n_f, m_f, m_u) and
+    the direction it must then take. The chapter's table, and the tests' check."""
+    degrees = graph.degrees()
+    reached = levels >= 0
+    vertices = np.bincount(levels[reached])
+    edges = np.bincount(levels[reached], weights=degrees[reached]).astype(np.int64)
+    n = graph.num_vertices
+    unvisited = graph.num_edges - int(degrees[source])
+    direction, previous, rows = "push", 0, []
+    for level, (n_f, m_f) in enumerate(zip(vertices.tolist(), edges.tolist())):
+        if direction == "push" and m_f * alpha > unvisited and n_f > previous:
+            direction = "pull"
+        elif direction == "pull" and n_f * beta < n and n_f < previous:
+            direction = "push"
+        rows.append({"level": level, "n_f": n_f, "m_f": m_f, "m_u": unvisited,
+                     "direction": direction})
+        found = int(edges[level + 1]) if level + 1 < edges.size else 0
+        unvisited = max(unvisited - found, 0)
+        previous = n_f
+    return rows
+# [push-pull-rule-host-end]
