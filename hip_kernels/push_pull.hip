@@ -256,7 +256,8 @@ struct Counters {
 __device__ inline Counters begin_phase(bfs_u32* counts, bfs_u64* tallies, bfs_u32 phase)
 {
     const bfs_u32 spare = (phase + 1) % COUNTER_SETS;
-    if (blockIdx.x == 0 && threadIdx.x < QUEUES) counts[(spare * QUEUES + threadIdx.x) * COUNTER_STRIDE] = 0;
+    if (blockIdx.x == 0 && threadIdx.x < QUEUES)
+        counts[(spare * QUEUES + threadIdx.x) * COUNTER_STRIDE] = 0;
     if (blockIdx.x == 0 && threadIdx.x < 2) tallies[spare * TALLY_STRIDE + threadIdx.x] = 0;
     const bfs_u32 mine = phase % COUNTER_SETS;
     return Counters{counts + mine * QUEUES * COUNTER_STRIDE, tallies + mine * TALLY_STRIDE};
@@ -475,7 +476,8 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
             break;
         }
         st.as_bitmap = st.direction == BOTTOM_UP;
-        st.unvisited_edges = st.unvisited_edges > found_edges ? st.unvisited_edges - found_edges : 0;
+        st.unvisited_edges = st.unvisited_edges > found_edges ? st.unvisited_edges - found_edges
+                                                              : 0;
         st.previous_vertices = st.frontier_vertices;
         st.frontier_vertices = found_vertices;
         st.frontier_edges = found_edges;

@@ -253,7 +253,8 @@ def _with_source(device, graph, source, **options):
 
     class Patched(PushPullBFS):
         def _compile(self, defines):
-            return self.device.compile(source, "patched.hip", defines={**defines, **self._push_pull},
+            return self.device.compile(source, "patched.hip",
+                                       defines={**defines, **self._push_pull},
                                        headers=kernel_headers())
 
     return Patched(device, graph, **options)
@@ -315,7 +316,8 @@ def test_chapter_table_is_what_the_example_writes(tmp_path):
     """Chapter 6 shows docs/_generated/push_pull_levels.csv, written by the example; the
     directions do not depend on the device, so the emulator must write the same file."""
     out = tmp_path / "levels.csv"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
     proc = subprocess.run([sys.executable, str(ROOT / "examples" / "06_push_pull.py"),
                            "--backend", "cpu", "--levels-csv", str(out)],
                           env=env, capture_output=True, text=True, timeout=900)

@@ -246,7 +246,6 @@ def sorted_csr(sources, targets, num_vertices: int, *, both_ways: bool = False,
 
     run_all(pool, [(place, j, lo, hi) for j, (lo, hi) in enumerate(pieces)],
             progress, "grouping the arcs")
-    del counts
     offsets = np.zeros(n + 1, dtype=np.int64)
 
     def sort_bucket(b: int) -> None:

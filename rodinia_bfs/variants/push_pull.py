@@ -177,7 +177,9 @@ class PushPullBFS(BalancedBFS):
         degree = int(self.degrees[source])
         state = self.h_state
         state[:] = 0
-        state[STATE["small_count"]:STATE["large_count"] + 1] = small_count, medium_count, large_count
+        state[STATE["small_count"]] = small_count
+        state[STATE["medium_count"]] = medium_count
+        state[STATE["large_count"]] = large_count
         state[STATE["frontier_vertices"]] = 1
         state[STATE["frontier_edges"]] = degree
         state[STATE["unvisited_edges"]] = self.graph.num_edges - degree
@@ -248,7 +250,8 @@ class PushPullBFS(BalancedBFS):
             for k, name in enumerate(QUEUES)
         }
         #: Bottom-up sweeps of the last search: vertices looked at, and those found.
-        self.last_sweep_counts = {"looked_at": int(counted[2 * q]), "found": int(counted[2 * q + 1])}
+        self.last_sweep_counts = {"looked_at": int(counted[2 * q]),
+                                  "found": int(counted[2 * q + 1])}
 
     def run(self, source: int, profile: bool = False) -> BFSRun:
         """One BFS, its levels and parents, and its per-level record: the frontier's size
