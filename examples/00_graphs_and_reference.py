@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rodinia_bfs.cli import run_main
 from rodinia_bfs.errors import ValidationError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.formats import load_graph, load_rodinia, save_graph
@@ -148,4 +149,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1

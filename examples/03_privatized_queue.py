@@ -8,15 +8,19 @@ What you will learn:
   queue in shared memory, and reserves room for all of them in the global queue with
   one ``atomicAdd``;
 * that the local queue's capacity is a compile-time tunable, and that a block that
-  discovers more than it holds sends the rest to the global queue: the result is the
-  same with a capacity of 1024 or of 2, only the number of global atomics changes;
+  discovers more than it holds sends the rest to the global queue, one ``atomicAdd``
+  each: the levels, parents and frontier sizes are the same at any capacity, only the
+  number of global atomics changes;
 * how the frontier sizes the host reads back every level describe the search, and why
   they decide how much privatization can save;
 * how a parent tree is checked with Graph500's five rules.
 
 Two graphs: a Rodinia-style graph with 65,536 vertices and a Graph500 Kronecker graph
 of scale 14, each searched from a source other than 0, once with the default local
-capacity and once with a capacity of 2, which overflows on almost every level.
+capacity (``LOCAL_CAPACITY``, six entries per thread) and once with a capacity of 2,
+which overflows on almost every level. The kernel is built to count its global atomics
+(``count_atomics=True``), and the example prints them for each capacity: block
+reservations and overflowing vertices, against step 2's one per discovered vertex.
 
 Run::
 
@@ -33,11 +37,12 @@ import sys
 
 import numpy as np
 
+from rodinia_bfs.api import open_device
+from rodinia_bfs.cli import run_main
 from rodinia_bfs.errors import ValidationError
 from rodinia_bfs.graphs.generators import kronecker, rodinia_graphgen
 from rodinia_bfs.reference import bfs_reference
-from rodinia_bfs.runtime import choose_backend, get_device
-from rodinia_bfs.validate import check_levels, check_parents, report
+from rodinia_bfs.validate import report, validate_result
 from rodinia_bfs.variants.privatized import PrivatizedBFS
 
 #: A local queue this small overflows on nearly every level.
@@ -51,8 +56,8 @@ def main() -> int:
                         help="change one level before validation, to see a failure")
     args = parser.parse_args()
 
-    backend, why = choose_backend(args.backend)
-    device = get_device(backend)
+    # The device: auto picks hip, then cuda, then the cpu emulator, and says why.
+    device, why = open_device(args.backend)
     print(f"device: {device.describe()} [{why}]")
     defaults = PrivatizedBFS.default_defines(device.warp_size)
     print(f"tunables: {defaults}")
@@ -65,21 +70,42 @@ def main() -> int:
     for graph, source in graphs:
         print(f"\ngraph: {graph!r}, source {source}")
         reference = bfs_reference(graph, source)
+        first_sizes = None
         for capacity in (defaults["LOCAL_CAPACITY"], TINY_CAPACITY):
-            # Set up (compile with -DLOCAL_CAPACITY=..., upload, allocate), then one BFS.
+            # Set up (compile with -DLOCAL_CAPACITY=... and the atomic counters, upload,
+            # allocate), then one BFS.
             with PrivatizedBFS(device, graph, block_size=defaults["BLOCK_SIZE"],
-                               local_capacity=capacity) as step:
+                               local_capacity=capacity, count_atomics=True) as step:
                 result = step.run(source)
+                atomics = step.last_atomic_counts
             sizes = result.frontier_sizes
-            blocks = [-(-size // step.block_size) for size in sizes]  # ceil-division
-            # What level i discovers is level i + 1's frontier. Step 2 makes one global
-            # atomicAdd per discovery; this step one per block, while it fits the capacity.
-            found = [nxt / b for nxt, b in zip(sizes[1:] + [0], blocks)]
             print(f"  local capacity {capacity}: {result.iterations} levels, "
                   f"{sum(sizes):,} vertices reached")
-            print(f"    frontier size per level:       {sizes}")
-            print(f"    blocks per launch:             {blocks}")
-            print(f"    vertices discovered per block: {[round(f, 1) for f in found]}")
+            if first_sizes is None:
+                # The same at every capacity (checked below), so printed once.
+                first_sizes = sizes
+                blocks = [-(-size // step.block_size) for size in sizes]  # ceil-division
+                # What level i discovers is level i + 1's frontier.
+                found = [nxt / b for nxt, b in zip(sizes[1:] + [0], blocks)]
+                print(f"    frontier size per level:       {sizes}")
+                print(f"    blocks per launch:             {blocks}")
+                print(f"    vertices discovered per block: {[round(f, 1) for f in found]}")
+            elif sizes != first_sizes:
+                problems.append(f"{graph.name}: frontier sizes at capacity {capacity} "
+                                f"differ from those at {defaults['LOCAL_CAPACITY']}")
+
+            # Step 2 makes one global atomicAdd per discovered vertex; this step one per
+            # block that found something, plus one per vertex that did not fit.
+            discovered = sum(sizes) - 1  # every reached vertex but the source
+            overflowed, reserved = atomics["overflowed"], atomics["reserved"]
+            print(f"    global atomicAdds: {overflowed + reserved:,} = {reserved:,} block "
+                  f"reservations + {overflowed:,} overflows (step 2: {discovered:,})")
+            # Every discovered vertex went to the global queue on its own or through
+            # its block's local queue, and a reservation copies out 1 to capacity of them.
+            local = discovered - overflowed
+            if not reserved <= local <= capacity * reserved:
+                problems.append(f"{graph.name}, capacity {capacity}: {overflowed} overflows "
+                                f"and {reserved} reservations cannot enqueue {discovered} vertices")
 
             if args.inject_error and not problems:
                 wrong = int(np.flatnonzero(result.levels >= 0)[-1])
@@ -89,8 +115,7 @@ def main() -> int:
             # Levels must equal the reference's; parents only have to form a valid BFS
             # tree, since which frontier vertex wins a claim depends on thread timing.
             try:
-                check_levels(result.levels, reference.levels)
-                check_parents(graph, source, result.levels, result.parents)
+                validate_result(graph, source, result.levels, result.parents, reference)
                 print("    ok: levels == CPU reference, parents pass Graph500's rules")
             except ValidationError as exc:
                 problems.append(f"{graph.name}, capacity {capacity}: {exc}")
@@ -100,4 +125,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1

@@ -33,11 +33,12 @@ import sys
 
 import numpy as np
 
+from rodinia_bfs.api import open_device
+from rodinia_bfs.cli import run_main
 from rodinia_bfs.errors import ValidationError
 from rodinia_bfs.graphs.generators import grid_with_hubs, kronecker
 from rodinia_bfs.reference import bfs_reference
-from rodinia_bfs.runtime import choose_backend, get_device
-from rodinia_bfs.validate import check_levels, check_parents, report
+from rodinia_bfs.validate import report, validate_result
 from rodinia_bfs.variants.balanced import QUEUES, BalancedBFS
 
 
@@ -67,8 +68,8 @@ def main() -> int:
                         help="change one level before validation, to see a failure")
     args = parser.parse_args()
 
-    backend, why = choose_backend(args.backend)
-    device = get_device(backend)
+    # The device: auto picks hip, then cuda, then the cpu emulator, and says why.
+    device, why = open_device(args.backend)
     print(f"device: {device.describe()} [{why}]")
     # The tunables for this device's warp width: BLOCK_SIZE, WARP_THRESHOLD (= the warp
     # size), BLOCK_THRESHOLD (= the block size), BLOCK_PIECE, the local queues.
@@ -118,8 +119,7 @@ def main() -> int:
         # Levels must equal the reference's; parents only have to form a valid BFS tree,
         # since which frontier vertex wins a claim depends on thread timing.
         try:
-            check_levels(result.levels, reference.levels)
-            check_parents(graph, source, result.levels, result.parents)
+            validate_result(graph, source, result.levels, result.parents, reference)
             print("  ok: levels == CPU reference, parents pass Graph500's rules")
         except ValidationError as exc:
             problems.append(f"{graph.name}: {exc}")
@@ -134,4 +134,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1

@@ -5,19 +5,9 @@
 // different times, and the warp (and its block) waits for its slowest lane; a frontier
 // of a few hundred vertices with a million edges between them gets a handful of blocks.
 // Here the frontier is kept in three queues, by the degree of each vertex, and each
-// queue is expanded by the unit of work that fits it:
-//
-//   small   degree < WARP_THRESHOLD           one thread per vertex
-//   medium  degree < BLOCK_THRESHOLD          one warp per vertex
-//   large   degree >= BLOCK_THRESHOLD         one block per piece of BLOCK_PIECE edges
-//
-// The queue a vertex goes to is decided when it is discovered: the thread that claims
-// it reads its degree. A large vertex is cut into pieces there and then, so a hub of a
-// hundred thousand edges is expanded by many blocks at once. One launch expands a whole
-// level: its grid has a section for each queue. What a block discovers is collected in
-// block-local queues in shared memory and copied out at the end, as in step 3.
-//
-// The queues and the three expansions are in frontier.h, which step 6 shares.
+// queue is expanded by the unit of work that fits it (frontier.h has the queues, the
+// three gathers and the copy-out, which step 5 uses too). One launch expands a whole
+// level: its grid has a section for each queue.
 #include "frontier.h"
 
 // [balanced-kernel-begin]
@@ -31,14 +21,11 @@ balanced_expand(const edge_t* offsets, const vertex_t* edges, level_t* levels,
                 vertex_t* next_small, vertex_t* next_medium, Piece* next_large,
                 bfs_u32* counts, level_t next_level, bfs_u64* path_counts)
 {
-    // [balanced-local-begin]
-    __shared__ vertex_t local_small[LOCAL_SMALL];
-    __shared__ vertex_t local_medium[LOCAL_MEDIUM];
-    __shared__ bfs_u32 local_counts[2];
-    __shared__ bfs_u32 global_first[2];
-    if (threadIdx.x < 2) local_counts[threadIdx.x] = 0;
+    // [balanced-local-start-begin]
+    __shared__ LocalQueues local;
+    if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
     __syncthreads();  // nobody enqueues before the counters are zero
-    // [balanced-local-end]
+    // [balanced-local-start-end]
 
     // [balanced-counters-begin]
     // Two sets of counters, used by alternate levels: this launch counts the next
@@ -51,29 +38,25 @@ balanced_expand(const edge_t* offsets, const vertex_t* edges, level_t* levels,
     // [balanced-counters-end]
 
     const Level L = {offsets, edges, levels, parents, next_level, next_small, next_medium,
-                     next_large, next_counts, local_small, local_medium, local_counts,
-                     path_counts};
-    Tally found = {0, 0};  // step 4 has no use for it
+                     next_large, next_counts, &local, path_counts};
 
     // [balanced-sections-begin]
     // The grid has three sections, [large | medium | small], sized by the host. The
     // blocks with the most edges come first, so they also start first.
     const bfs_u32 small_first_block = large_blocks + medium_blocks;
     if (blockIdx.x < large_blocks) {
-        expand_large(L, large, large_count, blockIdx.x, large_blocks, found);
+        expand_large(L, large, large_count, blockIdx.x, large_blocks);
     } else if (blockIdx.x < small_first_block) {
         expand_medium(L, medium, medium_count,
                       (blockIdx.x - large_blocks) * WARPS_PER_BLOCK + warp_id(),
-                      medium_blocks * WARPS_PER_BLOCK, found);
+                      medium_blocks * WARPS_PER_BLOCK);
     } else {
         expand_small(L, small, small_count,
                      (blockIdx.x - small_first_block) * BLOCK_SIZE + threadIdx.x,
-                     (gridDim.x - small_first_block) * BLOCK_SIZE, found);
+                     (gridDim.x - small_first_block) * BLOCK_SIZE);
     }
-    // [balanced-sections-end]
-
     // Every thread of the block gets here, whichever section it was in.
-    __syncthreads();  // every local enqueue is done
-    copy_out(L, global_first);
+    copy_out(L);
+    // [balanced-sections-end]
 }
 // [balanced-kernel-end]

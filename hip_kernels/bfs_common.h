@@ -31,8 +31,19 @@ typedef bfs_i32 level_t;
 #define WARP_SIZE BFS_EMULATOR_WARP_SIZE
 #elif defined(__AMDGCN_WAVEFRONT_SIZE)
 #define WARP_SIZE __AMDGCN_WAVEFRONT_SIZE
-#else
+#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
 #define WARP_SIZE 32
+#else
+// A guess here would silently break every warp-wide operation on a 64-wide target.
+#error "unknown warp width: compile with hiprtc (AMD), NVRTC (NVIDIA) or the cpu emulator"
+#endif
+#if WARP_SIZE != 32 && WARP_SIZE != 64
+#error "WARP_SIZE must be 32 or 64"
+#endif
+// The runtime passes the width the device reports; a kernel built for another width
+// would read half a warp's ballot or wait for lanes that do not exist.
+#if defined(BFS_DEVICE_WARP_SIZE) && BFS_DEVICE_WARP_SIZE != WARP_SIZE
+#error "this kernel is compiled for a warp width that differs from the device's (BFS_DEVICE_WARP_SIZE)"
 #endif
 
 // A mask with one bit per lane: 64-bit where the warp is 64 wide.
@@ -76,3 +87,92 @@ __device__ inline int warp_all(int predicate) { return warp_ballot(!predicate) =
 #else
 #define DYNAMIC_SHARED(type, name) extern __shared__ type name[]
 #endif
+
+// [common-clock-begin]
+// A clock that every block of the grid reads alike, for per-level timing inside one
+// kernel. It counts ticks; Device.clock_rate_hz says how many make a second.
+#if defined(BFS_EMULATOR)
+__device__ inline bfs_u64 device_clock() { return (bfs_u64)bfs_emu_clock_ns(); }
+#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
+__device__ inline bfs_u64 device_clock()
+{
+    bfs_u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));  // nanoseconds
+    return t;
+}
+#else
+__device__ inline bfs_u64 device_clock() { return (bfs_u64)wall_clock64(); }  // wallClockRate
+#endif
+// [common-clock-end]
+
+// [common-grid-barrier-begin]
+// A grid-wide barrier for kernels launched cooperatively (Device.launch_cooperative):
+// every block is resident at once, so a block may wait for all the others. ROCm's
+// hiprtc cannot include hip/hip_cooperative_groups.h, so this is our own, a few atomics
+// and fences. The host zeroes the 16 bytes before each launch; one GridBarrier serves
+// any number of crossings.
+struct GridBarrier {
+    bfs_u32 arrived;  // bit 31 flips each time the last block arrives
+    bfs_u32 failed;   // set when a wait ran out; the host reports it
+    bfs_u32 reserved[2];
+};
+
+// How many times a waiting block polls before it gives up (a bug elsewhere, never a
+// legitimate wait: tens of seconds on a GPU).
+#ifndef GRID_BARRIER_MAX_SPINS
+#define GRID_BARRIER_MAX_SPINS (1u << 28)
+#endif
+
+#if defined(BFS_EMULATOR)
+// The emulator runs each block of a cooperative launch on a thread of its own and
+// waits with a condition variable; a block that exits while others wait is reported
+// as a deadlock, and the launch fails with that message instead of hanging.
+__device__ inline int grid_sync(GridBarrier* barrier)
+{
+    (void)barrier;
+    return bfs_emu_grid_sync();
+}
+#else
+__device__ inline bfs_u32 grid_barrier_load(bfs_u32* word)
+{
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    return *(volatile bfs_u32*)word;  // ld.volatile: not served from a stale L1 line
+#else
+    return __atomic_load_n(word, __ATOMIC_RELAXED);
+#endif
+}
+
+// Every thread of every block calls it, as it would __syncthreads. What any thread wrote
+// to global memory before it is visible to every thread after it. Returns 1, or 0 if
+// the wait ran out (then barrier->failed is set): the kernel must return at once.
+__device__ inline int grid_sync(GridBarrier* barrier)
+{
+    __shared__ int passed;
+    __syncthreads();  // the whole block has arrived
+    if (threadIdx.x == 0) {
+        // The blocks add up to exactly 2^31 per crossing: block 0 adds 2^31 - (blocks - 1),
+        // every other block 1. So bit 31 flips when, and only when, the last one arrives,
+        // and nobody has to reset the counter for the next crossing.
+        const bfs_u32 blocks = gridDim.x * gridDim.y * gridDim.z;
+        const bool first = blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
+        const bfs_u32 add = first ? 0x80000000u - (blocks - 1u) : 1u;
+        __threadfence();  // this block's writes are visible before it counts as arrived
+        const bfs_u32 before = atomicAdd(&barrier->arrived, add);
+        int ok = 1;
+        bfs_u32 spins = 0;
+        while (((before ^ grid_barrier_load(&barrier->arrived)) & 0x80000000u) == 0) {
+            if ((++spins & 1023u) == 0 &&
+                (grid_barrier_load(&barrier->failed) || spins >= GRID_BARRIER_MAX_SPINS)) {
+                atomicExch(&barrier->failed, 1u);
+                ok = 0;
+                break;
+            }
+        }
+        __threadfence();  // and the other blocks' writes are visible from here on
+        passed = ok;
+    }
+    __syncthreads();
+    return passed;
+}
+#endif
+// [common-grid-barrier-end]

@@ -1,25 +1,23 @@
-// frontier.h: the degree-split frontier of step 4, shared by the steps that expand it.
+// frontier.h: the degree-sorted frontier queues of step 4, for every kernel that
+// expands them (balanced.hip launches once per level; persistent.hip loops over levels).
 //
-// The frontier is kept in three queues, by the degree of each vertex, and each queue
-// is expanded by the unit of work that fits it:
+// The frontier is kept in three queues, by the degree of each vertex, and each queue is
+// expanded by the unit of work that fits it:
 //
 //   small   degree < WARP_THRESHOLD           one thread per vertex
 //   medium  degree < BLOCK_THRESHOLD          one warp per vertex
 //   large   degree >= BLOCK_THRESHOLD         one block per piece of BLOCK_PIECE edges
 //
 // The queue a vertex goes to is decided when it is discovered: the thread that claims it
-// reads its degree. What a block discovers is collected in block-local queues in shared
-// memory and copied out at the end (copy_out), as in step 3.
-//
-// Step 4 (balanced.hip) launches one kernel per level whose grid has a section per
-// queue; step 6 (push_pull.hip) runs every level in one persistent kernel, where the
-// whole grid goes through the three queues in turn. Both call the functions below with
-// the first unit (block, warp or thread) and the number of units of their grid.
+// reads its degree. A large vertex is cut into pieces there and then, so a hub of a
+// hundred thousand edges is expanded by many blocks at once. What a block discovers is
+// collected in block-local queues in shared memory and copied out at the end of the
+// level, as in step 3.
 #pragma once
 #include "bfs_common.h"
 
 // The tunables, fixed at compile time; tunables() in rodinia_bfs/variants/balanced.py
-// derives their defaults from the device's warp size.
+// derives them from the device's warp size.
 #ifndef BLOCK_SIZE
 #error "compile with -DBLOCK_SIZE=<threads per block>"
 #endif
@@ -71,7 +69,17 @@ struct Piece {
 };
 // [balanced-queues-end]
 
-// What every thread of a launch reads and writes, gathered so the device functions
+// [balanced-local-begin]
+// A block's local queues, declared __shared__ by the kernel: one copy per block.
+struct LocalQueues {
+    vertex_t small[LOCAL_SMALL];
+    vertex_t medium[LOCAL_MEDIUM];
+    bfs_u32 counts[2];        // SMALL and MEDIUM: slots taken, counting past the capacity
+    bfs_u32 global_first[2];  // where copy_out puts them in the global queues
+};
+// [balanced-local-end]
+
+// What every thread of a level reads and writes, gathered so the device functions
 // below take one argument instead of twenty.
 struct Level {
     const edge_t* offsets;
@@ -83,18 +91,8 @@ struct Level {
     vertex_t* next_medium;
     Piece* next_large;
     bfs_u32* next_counts;  // SMALL, MEDIUM and LARGE, COUNTER_STRIDE apart
-    // The block-local queues in shared memory, and their counters.
-    vertex_t* local_small;
-    vertex_t* local_medium;
-    bfs_u32* local_counts;  // SMALL and MEDIUM
-    bfs_u64* path_counts;   // with BFS_COUNT_PATHS: entries and edges of each path
-};
-
-// What a thread discovered: the vertices it claimed and their out-edges (the next
-// frontier's size and edge count, which step 6 needs to choose its direction).
-struct Tally {
-    bfs_u64 vertices;
-    bfs_u64 edges;
+    LocalQueues* local;    // this block's, in shared memory
+    bfs_u64* path_counts;  // what each path expanded (BFS_COUNT_PATHS builds only)
 };
 
 // [balanced-enqueue-begin]
@@ -115,10 +113,10 @@ __device__ inline void push(vertex_t u, vertex_t* local, bfs_u32* local_count, b
 __device__ inline void enqueue(const Level& L, vertex_t u, edge_t degree)
 {
     if (degree < WARP_THRESHOLD) {
-        push(u, L.local_small, &L.local_counts[SMALL], LOCAL_SMALL, L.next_small,
+        push(u, L.local->small, &L.local->counts[SMALL], LOCAL_SMALL, L.next_small,
              &L.next_counts[SMALL * COUNTER_STRIDE]);
     } else if (degree < BLOCK_THRESHOLD) {
-        push(u, L.local_medium, &L.local_counts[MEDIUM], LOCAL_MEDIUM, L.next_medium,
+        push(u, L.local->medium, &L.local->counts[MEDIUM], LOCAL_MEDIUM, L.next_medium,
              &L.next_counts[MEDIUM * COUNTER_STRIDE]);
     } else {
         // Large vertices are few: each takes one global atomicAdd, for all its pieces.
@@ -133,7 +131,7 @@ __device__ inline void enqueue(const Level& L, vertex_t u, edge_t degree)
 // Edge e of frontier vertex v: claim its target as steps 2 and 3 do, then enqueue it.
 // The target's degree decides its queue. It is read before the atomicCAS, so that the
 // loads and the claim are in flight together.
-__device__ inline void visit(const Level& L, vertex_t v, edge_t e, Tally& found)
+__device__ inline void visit(const Level& L, vertex_t v, edge_t e)
 {
     const vertex_t u = L.edges[e];
     if (L.levels[u] != -1) return;  // reached already: no atomic needed
@@ -141,8 +139,6 @@ __device__ inline void visit(const Level& L, vertex_t v, edge_t e, Tally& found)
     if (atomicCAS(&L.levels[u], -1, L.next_level) == -1) {
         L.parents[u] = v;
         enqueue(L, u, degree);
-        found.vertices += 1;
-        found.edges += (bfs_u64)degree;
     }
 }
 // [balanced-visit-end]
@@ -160,35 +156,39 @@ __device__ inline void visit(const Level& L, vertex_t v, edge_t e, Tally& found)
     } while (0)
 #endif
 
+// The three gathers. Each takes its part of the grid as a first unit and a stride (in
+// blocks, warps or threads), so a kernel may give each queue a section of the grid of
+// its own (balanced.hip) or run all three with the whole grid, one after the other
+// (persistent.hip). None contains a barrier or a warp vote: the threads of a block may
+// leave them after different numbers of trips.
+
 // [balanced-block-begin]
 // A whole block per piece of a large list: neighbouring threads take neighbouring
-// edges, so each warp reads its edges with one coalesced load. Blocks first_block,
-// first_block + blocks, ... take pieces; every thread of a block calls this.
-__device__ inline void expand_large(const Level& L, const Piece* large, bfs_u32 large_count,
-                                    bfs_u32 first_block, bfs_u32 blocks, Tally& found)
+// edges, so each warp reads its edges with one coalesced load.
+__device__ inline void expand_large(const Level& L, const Piece* large, bfs_u32 count,
+                                    bfs_u32 first_block, bfs_u32 blocks)
 {
-    for (bfs_u32 p = first_block; p < large_count; p += blocks) {
+    for (bfs_u32 p = first_block; p < count; p += blocks) {
         const vertex_t v = large[p].vertex;  // the same p, so the same v, in every thread
         const edge_t list_end = L.offsets[v + 1];
         const edge_t begin = L.offsets[v] + (edge_t)large[p].index * BLOCK_PIECE;
         const edge_t end = begin + BLOCK_PIECE < list_end ? begin + BLOCK_PIECE : list_end;
         if (threadIdx.x == 0) COUNT_PATH(LARGE, end - begin);
-        for (edge_t e = begin + threadIdx.x; e < end; e += BLOCK_SIZE) visit(L, v, e, found);
+        for (edge_t e = begin + threadIdx.x; e < end; e += BLOCK_SIZE) visit(L, v, e);
     }
 }
 // [balanced-block-end]
 
 // [balanced-warp-begin]
-// A whole warp per medium vertex: the lanes stride over its list together. Warps
-// first_warp, first_warp + warps, ... take vertices.
-__device__ inline void expand_medium(const Level& L, const vertex_t* medium, bfs_u32 medium_count,
-                                     bfs_u32 first_warp, bfs_u32 warps, Tally& found)
+// A whole warp per medium vertex: the lanes stride over its list together.
+__device__ inline void expand_medium(const Level& L, const vertex_t* medium, bfs_u32 count,
+                                     bfs_u32 first_warp, bfs_u32 warps)
 {
-    for (bfs_u32 i = first_warp; i < medium_count; i += warps) {
+    for (bfs_u32 i = first_warp; i < count; i += warps) {
         const vertex_t v = medium[i];  // the same i, so the same v, in every lane
         const edge_t end = L.offsets[v + 1];
         if (lane_id() == 0) COUNT_PATH(MEDIUM, end - L.offsets[v]);
-        for (edge_t e = L.offsets[v] + lane_id(); e < end; e += WARP_SIZE) visit(L, v, e, found);
+        for (edge_t e = L.offsets[v] + lane_id(); e < end; e += WARP_SIZE) visit(L, v, e);
     }
 }
 // [balanced-warp-end]
@@ -196,41 +196,38 @@ __device__ inline void expand_medium(const Level& L, const vertex_t* medium, bfs
 // [balanced-thread-begin]
 // A thread per small vertex, as in steps 2 and 3: its list is shorter than a warp is
 // wide, so its warp waits at most WARP_THRESHOLD - 1 trips for it.
-__device__ inline void expand_small(const Level& L, const vertex_t* small, bfs_u32 small_count,
-                                    bfs_u32 first_thread, bfs_u32 threads, Tally& found)
+__device__ inline void expand_small(const Level& L, const vertex_t* small, bfs_u32 count,
+                                    bfs_u32 first_thread, bfs_u32 threads)
 {
-    for (bfs_u32 i = first_thread; i < small_count; i += threads) {
+    for (bfs_u32 i = first_thread; i < count; i += threads) {
         const vertex_t v = small[i];
         const edge_t end = L.offsets[v + 1];
         COUNT_PATH(SMALL, end - L.offsets[v]);
-        for (edge_t e = L.offsets[v]; e < end; e++) visit(L, v, e, found);
+        for (edge_t e = L.offsets[v]; e < end; e++) visit(L, v, e);
     }
 }
 // [balanced-thread-end]
 
 // [balanced-copy-out-begin]
-// After a barrier that every thread of the block reaches once all its local enqueues
-// are done: one atomicAdd per local queue reserves room in the global queue, and the
-// block copies its local queues out with coalesced writes. `first` is two bfs_u32 of
-// shared memory. Every thread of the block calls this; it leaves the local counters
-// at zero for the next use.
-__device__ inline void copy_out(const Level& L, bfs_u32* first)
+// Every thread of the block calls it, after its last enqueue. One atomicAdd per local
+// queue reserves room in the global queue; the copy is coalesced.
+__device__ inline void copy_out(const Level& L)
 {
+    LocalQueues& local = *L.local;
+    __syncthreads();  // every local enqueue is done
     if (threadIdx.x == 0) {
         // What overflowed went to the global queue already; the rest is copied now.
-        L.local_counts[SMALL] = at_most(L.local_counts[SMALL], LOCAL_SMALL);
-        L.local_counts[MEDIUM] = at_most(L.local_counts[MEDIUM], LOCAL_MEDIUM);
-        if (L.local_counts[SMALL] > 0)
-            first[SMALL] = atomicAdd(&L.next_counts[SMALL * COUNTER_STRIDE], L.local_counts[SMALL]);
-        if (L.local_counts[MEDIUM] > 0)
-            first[MEDIUM] = atomicAdd(&L.next_counts[MEDIUM * COUNTER_STRIDE], L.local_counts[MEDIUM]);
+        local.counts[SMALL] = at_most(local.counts[SMALL], LOCAL_SMALL);
+        local.counts[MEDIUM] = at_most(local.counts[MEDIUM], LOCAL_MEDIUM);
+        if (local.counts[SMALL] > 0)
+            local.global_first[SMALL] = atomicAdd(&L.next_counts[SMALL * COUNTER_STRIDE], local.counts[SMALL]);
+        if (local.counts[MEDIUM] > 0)
+            local.global_first[MEDIUM] = atomicAdd(&L.next_counts[MEDIUM * COUNTER_STRIDE], local.counts[MEDIUM]);
     }
     __syncthreads();  // the room is reserved
-    for (bfs_u32 i = threadIdx.x; i < L.local_counts[SMALL]; i += BLOCK_SIZE)
-        L.next_small[first[SMALL] + i] = L.local_small[i];
-    for (bfs_u32 i = threadIdx.x; i < L.local_counts[MEDIUM]; i += BLOCK_SIZE)
-        L.next_medium[first[MEDIUM] + i] = L.local_medium[i];
-    __syncthreads();  // every thread has read the counters
-    if (threadIdx.x < 2) L.local_counts[threadIdx.x] = 0;
+    for (bfs_u32 i = threadIdx.x; i < local.counts[SMALL]; i += BLOCK_SIZE)
+        L.next_small[local.global_first[SMALL] + i] = local.small[i];
+    for (bfs_u32 i = threadIdx.x; i < local.counts[MEDIUM]; i += BLOCK_SIZE)
+        L.next_medium[local.global_first[MEDIUM] + i] = local.medium[i];
 }
 // [balanced-copy-out-end]

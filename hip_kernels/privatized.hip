@@ -20,6 +20,20 @@
 #error "LOCAL_CAPACITY must be at least 1"
 #endif
 
+// Built with -DBFS_COUNT_ATOMICS (example 03 does), the kernel also counts its global
+// atomics on the queue's counter, in the two bfs_u32 the host then allocates right
+// after *next_size and zeroes once per search: vertices that overflowed their block's
+// local queue, and block reservations. Without it, COUNT_GLOBAL_ATOMIC is nothing.
+#define OVERFLOWED 1
+#define RESERVED 2
+#ifdef BFS_COUNT_ATOMICS
+#define COUNT_GLOBAL_ATOMIC(which) atomicAdd(&next_size[(which)], 1u)
+#else
+#define COUNT_GLOBAL_ATOMIC(which) \
+    do {                           \
+    } while (0)
+#endif
+
 // [privatized-kernel-begin]
 extern "C" __global__ void privatized_expand(const edge_t* offsets, const vertex_t* edges,
                                              level_t* levels, vertex_t* parents,
@@ -56,6 +70,7 @@ extern "C" __global__ void privatized_expand(const edge_t* offsets, const vertex
                     local_queue[slot] = u;
                 } else {
                     next_frontier[atomicAdd(next_size, 1u)] = u;  // overflow: step 2's path
+                    COUNT_GLOBAL_ATOMIC(OVERFLOWED);
                 }
             }
         }
@@ -69,7 +84,10 @@ extern "C" __global__ void privatized_expand(const edge_t* offsets, const vertex
     // vertices of this and other blocks take single slots from the same counter at any
     // moment: every atomicAdd returns a range no other one overlaps, in any order, so the
     // ranges tile [0, *next_size) without gaps once the kernel has finished.
-    if (threadIdx.x == 0 && count > 0) block_base = atomicAdd(next_size, count);
+    if (threadIdx.x == 0 && count > 0) {
+        block_base = atomicAdd(next_size, count);
+        COUNT_GLOBAL_ATOMIC(RESERVED);
+    }
     __syncthreads();  // block_base is visible to every thread of the block
     // Block-strided copy: consecutive threads write consecutive entries (coalesced).
     for (bfs_u32 j = threadIdx.x; j < count; j += BLOCK_SIZE) {

@@ -1,4 +1,12 @@
-"""rodinia-bfs: multi-kernel GPU programming with HIP, taught through breadth-first search."""
+"""rodinia-bfs: multi-kernel GPU programming with HIP, taught through breadth-first search.
+
+The Python API in one call::
+
+    import rodinia_bfs
+    levels, parents = rodinia_bfs.bfs(graph, source)  # a CSRGraph, a scipy.sparse matrix or a path
+
+See :func:`rodinia_bfs.api.bfs`.
+"""
 
 from rodinia_bfs.errors import (
     CompileError,
@@ -7,12 +15,19 @@ from rodinia_bfs.errors import (
     RodiniaBFSError,
     ValidationError,
 )
-from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.graphs.csr import CSRGraph, EdgeCounts
+from rodinia_bfs.api import DEFAULT_VARIANT, bfs, open_device, plan, variant_names
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CSRGraph",
+    "DEFAULT_VARIANT",
+    "EdgeCounts",
+    "bfs",
+    "open_device",
+    "plan",
+    "variant_names",
     "CompileError",
     "DeviceError",
     "GraphFormatError",

@@ -6,18 +6,21 @@
                     [--validate] [--result-file F]
     rodinia-bfs generate KIND [options] -o FILE
     rodinia-bfs info
-    rodinia-bfs bench [--suite quick|standard|large] [--variants LIST] [--backend B]
-                      [--sources K] [--graphs LIST] [--json F] [--plot DIR] [--out DIR]
+    rodinia-bfs bench [GRAPH_FILE...] [--suite quick|standard|large] [--variants LIST]
+                      [--backend B] [--sources K] [--graphs LIST] [--json F] [--plot DIR]
+                      [--out DIR]
+    rodinia-bfs --version
 
 Exit status: 0 on success; 1 with a one-line reason on bad input or a device error;
-2 for a usage error; 3 when ``--validate`` finds a wrong result.
+2 for a usage error; 3 when ``--validate`` (or the bench) finds a wrong result.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
+from pathlib import Path
+
 import numpy as np
 
 from rodinia_bfs.errors import RodiniaBFSError, ValidationError
@@ -25,11 +28,37 @@ from rodinia_bfs.errors import RodiniaBFSError, ValidationError
 EXIT_ERROR = 1
 EXIT_USAGE = 2
 EXIT_INVALID = 3
+EXIT_INTERRUPTED = 130
+
+BACKEND_CHOICES = ["auto", "hip", "cuda", "cpu"]
 
 
 def _say(*parts) -> None:
     print(*parts, flush=True)
 
+
+def run_main(main, prog: str | None = None) -> int:
+    """Call ``main()`` and return its exit status, turning every error a user can cause
+    (a bad file, a missing GPU, a folder that cannot be written) into one line on stderr
+    and status 1. The command and the examples end this way; the caller exits."""
+    prog = prog or Path(sys.argv[0]).name
+    try:
+        return main()
+    except RodiniaBFSError as exc:
+        message = str(exc)
+    except OSError as exc:  # the file system's answer to a path the user gave
+        where = f" {exc.filename}" if exc.filename else ""
+        message = f"{exc.strerror or exc}:{where}" if where else str(exc.strerror or exc)
+    except MemoryError:
+        message = "out of memory"
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    print(f"{prog}: error: {message}", file=sys.stderr)
+    return EXIT_ERROR
+
+
+# -- run --------------------------------------------------------------------------------
 
 def _load_input(args):
     """The graph and default source from GRAPH, or the built-in default graph."""
@@ -49,62 +78,42 @@ def _load_input(args):
     return graph, source
 
 
-def _describe_graph(graph, label) -> str:
-    kind = "directed" if graph.directed else "undirected"
-    return f"{label}: {graph.num_vertices:,} vertices, {graph.num_edges:,} edges ({kind})"
-
-
 def cmd_run(args) -> int:
-    from rodinia_bfs.reference import bfs_reference
+    from rodinia_bfs.api import plan, run_variant
     from rodinia_bfs.resultfile import write_result_file
-    from rodinia_bfs.validate import check_levels, check_parents
-    from rodinia_bfs.variants import STEPS, VARIANT_NAMES, check_source, get_step
+    from rodinia_bfs.validate import validate_result
+
+    # What runs where, decided (and the device opened) before the graph is read: a
+    # wrong name or a missing GPU fails at once, not after a long load.
+    chosen = plan(args.variant, args.backend)
+    device, why = chosen.open(warp_size=args.warp_size)
+    if device is not None:
+        _say(f"backend {device.describe()} [{why}]")
+    if chosen.variant_reason:
+        hint = ""
+        if args.variant is None and chosen.backend is None:  # no GPU: the reference runs
+            hint = " (--backend cpu runs the GPU steps on the emulator)"
+        _say(f"variant: {chosen.variant_reason}{hint}")
 
     graph, source = _load_input(args)
-    source = check_source(graph, source)
-    _say(_describe_graph(graph, args.graph or f"built-in graph {graph.name}"))
+    source = graph.check_source(source)
+    _say(f"{args.graph or f'built-in graph {graph.name}'}: {graph.describe()}")
 
-    names = list(VARIANT_NAMES) if args.variant == "all" else [args.variant]
-    for name in names:
-        if name != "reference":
-            get_step(name)  # unknown names fail before any work
-
-    device = None
-    if any(name in STEPS for name in names):
-        from rodinia_bfs.runtime import choose_backend, get_device
-
-        backend, why = choose_backend(args.backend)
-        options = {"warp_size": args.warp_size} if backend == "cpu" and args.warp_size else {}
-        device = get_device(backend, **options)
-        _say(f"backend {device.describe()} [{why}]")
-
-    t0 = time.perf_counter()
-    reference = bfs_reference(graph, source)
-    reference_ms = (time.perf_counter() - t0) * 1e3
-
-    failed = []
-    written = None
-    for name in names:
+    reference = None  # computed only for --validate (or when it is the variant run)
+    failed, written = [], None
+    for name in chosen.variants:
+        result, elapsed_ms = run_variant(name, graph, source, device, warm_up=True)
+        levels, parents = result.levels, result.parents
         if name == "reference":
-            levels, parents, elapsed_ms, note = (
-                reference.levels, reference.parents, reference_ms, "CPU reference"
-            )
+            reference, note = result, "CPU reference"
         else:
-            with get_step(name)(device, graph) as step:
-                step.search(source)  # warm-up: the first launch pays for loading the module
-                t0 = time.perf_counter()
-                result = step.search(source)  # returns after the last level's stream sync
-                elapsed_ms = (time.perf_counter() - t0) * 1e3
-                levels, parents = step.results()
             note = f"{result.iterations} iterations"
         reached = int(np.count_nonzero(levels >= 0))
         depth = int(levels.max()) + 1 if reached else 0
         status = ""
         if args.validate:
             try:
-                check_levels(levels, reference.levels)
-                if parents is not None:
-                    check_parents(graph, source, levels, parents)
+                reference = validate_result(graph, source, levels, parents, reference)
                 status = ", validation passed"
             except ValidationError as exc:
                 status = f", validation FAILED: {exc}"
@@ -124,32 +133,72 @@ def cmd_run(args) -> int:
     return 0
 
 
-def cmd_generate(args) -> int:
-    from rodinia_bfs.graphs.formats import save_graph
-    from rodinia_bfs.graphs.generators import GENERATORS
+# -- generate -----------------------------------------------------------------------------
 
-    make = GENERATORS[args.kind]
-    options = {"seed": args.seed}
-    if args.kind == "rodinia":
-        options["num_nodes"] = args.nodes
-    elif args.kind == "kronecker":
-        options.update(scale=args.scale, edge_factor=args.edge_factor)
-    else:
-        options.update(rows=args.rows, cols=args.cols if args.cols else args.rows)
-    for key, value in options.items():
-        if isinstance(value, int) and value < (0 if key == "seed" else 1):
-            raise RodiniaBFSError(f"--{key.replace('_', '-')} must be positive, got {value}")
-    graph = make(**options)
+#: ``generate`` options -> the generator's parameter names.
+GENERATE_OPTIONS = {"nodes": "num_nodes", "scale": "scale", "edge_factor": "edge_factor",
+                    "rows": "rows", "cols": "cols", "seed": "seed"}
+
+
+def cmd_generate(args) -> int:
+    from rodinia_bfs.graphs.formats import detect_format, save_graph
+    from rodinia_bfs.graphs.generators import GENERATORS, GeneratorError
+
+    detect_format(args.output)  # an unknown extension fails before the graph is made
+    generator = GENERATORS[args.kind]
+    wanted = {p.name for p in generator.parameters}
+    options = {}
+    for option, parameter in GENERATE_OPTIONS.items():
+        value = getattr(args, option)
+        if parameter not in wanted or value is None:
+            continue
+        if value < (0 if option == "seed" else 1):
+            least = "0 or more" if option == "seed" else "positive"
+            raise RodiniaBFSError(f"--{option.replace('_', '-')} must be {least}, got {value}")
+        options[parameter] = value
+    if args.kind in ("grid", "hubs") and "cols" not in options:
+        options["cols"] = options["rows"]
+    try:
+        graph = generator(**options)
+    except GeneratorError as exc:  # it names its parameters; say the options instead
+        message = str(exc)
+        for option, parameter in GENERATE_OPTIONS.items():
+            message = message.replace(f"{parameter}=", f"--{option.replace('_', '-')} ")
+        raise RodiniaBFSError(message) from None
     save_graph(graph, args.output)
-    _say(_describe_graph(graph, f"{args.kind} graph written to {args.output}"))
+    _say(f"{args.kind} graph written to {args.output}: {graph.describe()}")
     return 0
 
+
+def _generate_description() -> str:
+    from rodinia_bfs.graphs.formats import EXTENSIONS
+    from rodinia_bfs.graphs.generators import GENERATORS
+
+    kinds = "\n".join(f"  {kind:10} {g.summary}" for kind, g in GENERATORS.items())
+    by_format: dict[str, list[str]] = {}
+    for extension, reader in EXTENSIONS.items():
+        by_format.setdefault(reader, []).append(extension)
+    names = {"rodinia": "Rodinia text", "mtx": "MatrixMarket (symmetric when undirected)",
+             "gr": "PACE 'p tw' when undirected, DIMACS 'p sp' when directed",
+             "edgelist": "edge list, one 'u v' per line, 0-based", "npz": "NumPy binary (CSR)"}
+    formats = "\n".join(f"  {' '.join(exts):32} {names[reader]}"
+                        for reader, exts in by_format.items())
+    return (
+        "Generate a seeded, reproducible graph and write it to FILE.\n\n"
+        f"kinds:\n{kinds}\n\n"
+        f"output formats, chosen by FILE's extension (add .gz or .xz to compress):\n{formats}"
+    )
+
+
+# -- info -------------------------------------------------------------------------------
 
 def cmd_info(args) -> int:
     import platform
 
     import rodinia_bfs
+    from rodinia_bfs.api import DEFAULT_VARIANT
     from rodinia_bfs.kernels import kernel_dir
+    from rodinia_bfs.rocm import check_hip_python
     from rodinia_bfs.runtime import choose_backend, probe_backends
 
     _say(f"rodinia-bfs {rodinia_bfs.__version__} (Python {platform.python_version()}, "
@@ -163,6 +212,9 @@ def cmd_info(args) -> int:
         _say(why.split(" (")[0])
     except RodiniaBFSError as exc:
         _say(str(exc))
+    _say(f"default GPU step: {DEFAULT_VARIANT}")
+    for line in check_hip_python():
+        _say(line)
     return 0
 
 
@@ -174,69 +226,126 @@ def cmd_bench(args) -> int:
     return bench_main(args)
 
 
+# -- the parser -------------------------------------------------------------------------
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """A description with lines of its own is kept as written, others are wrapped;
+    every option's help ends with its default, unless the help already says it."""
+
+    def _fill_text(self, text, width, indent):
+        if "\n" in text:
+            return super()._fill_text(text, width, indent)
+        return argparse.HelpFormatter._fill_text(self, text, width, indent)
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.option_strings == [] or action.default is argparse.SUPPRESS:
+            return text
+        if isinstance(action, argparse._StoreTrueAction):
+            return f"{text} (default: off)"
+        if action.default is not None:
+            return f"{text} (default: %(default)s)"
+        return text
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with a usage error on one line (the reason and where to read more),
+    like every other error of the command; exit status 2."""
+
+    def error(self, message):
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
+    import rodinia_bfs
+    from rodinia_bfs.api import DEFAULT_VARIANT
     from rodinia_bfs.variants import VARIANT_NAMES
 
-    parser = argparse.ArgumentParser(
-        prog="rodinia-bfs", description="Breadth-first search on the GPU, step by step."
+    parser = ArgumentParser(
+        prog="rodinia-bfs", description="Breadth-first search on the GPU, step by step.",
+        formatter_class=HelpFormatter,
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version",
+                        version=f"rodinia-bfs {rodinia_bfs.__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    run = sub.add_parser("run", help="run a BFS variant on a graph file or the built-in graph")
-    run.add_argument("graph", nargs="?", help="graph file (.txt Rodinia, .mtx, .gr, edge list, "
-                     ".npz; optionally .gz/.xz); default: a built-in 64K-node Rodinia-style graph")
+    def command(name, help, description=None):
+        return sub.add_parser(name, help=help, description=description or help[:1].upper() + help[1:],
+                              formatter_class=HelpFormatter)
+
+    backend_help = ("where GPU steps run: auto (an AMD GPU, else an NVIDIA GPU, else the cpu "
+                    "emulator), hip, cuda or cpu")
+    warp_help = "warp size of the cpu emulator, 32 or 64 (default: 32); GPUs have their own"
+
+    run = command("run", "run a BFS variant on a graph file or the built-in graph")
+    run.add_argument("graph", nargs="?", metavar="GRAPH",
+                     help="graph file (.txt Rodinia, .mtx, .gr, edge list, .npz; optionally "
+                     ".gz/.xz); default: a built-in 64K-node Rodinia-style graph")
     run.add_argument("--source", type=int, help="source vertex (default: the file's, or 0)")
-    run.add_argument("--variant", default="reference", choices=[*VARIANT_NAMES, "all"])
-    run.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
-    run.add_argument("--warp-size", type=int, choices=[32, 64],
-                     help="warp size of the cpu backend (default 32)")
+    run.add_argument("--variant", choices=[*VARIANT_NAMES, "all"], metavar="NAME",
+                     help=f"what to run: {', '.join(VARIANT_NAMES)} or all (default: "
+                     f"{DEFAULT_VARIANT}, the default GPU step, when a GPU is found or "
+                     "--backend is given; else the CPU reference)")
+    run.add_argument("--backend", default="auto", choices=BACKEND_CHOICES, help=backend_help)
+    run.add_argument("--warp-size", type=int, choices=[32, 64], help=warp_help)
     run.add_argument("--validate", action="store_true",
                      help="check the levels (and parents) against the CPU reference")
-    run.add_argument("--result-file", help="write Rodinia's result format: 'i) cost:c' per vertex")
-    run.add_argument("--symmetrize", action="store_true", help="treat every edge as undirected")
+    run.add_argument("--result-file", metavar="FILE",
+                     help="write Rodinia's result format, 'i) cost:c' per vertex (default: none)")
+    run.add_argument("--symmetrize", action="store_true",
+                     help="make the graph undirected: add v -> u to every arc u -> v without one")
     run.set_defaults(func=cmd_run)
 
-    gen = sub.add_parser("generate", help="write a generated graph to a file")
-    gen.add_argument("kind", choices=["rodinia", "kronecker", "grid", "hubs"])
-    gen.add_argument("-o", "--output", required=True, help="output file; format from extension")
+    gen = command("generate", "write a generated graph to a file", _generate_description())
+    gen.add_argument("kind", choices=["rodinia", "kronecker", "grid", "hubs"], metavar="KIND",
+                     help="rodinia, kronecker, grid or hubs (see above)")
+    gen.add_argument("-o", "--output", required=True, metavar="FILE",
+                     help="output file; its extension chooses the format (required)")
     gen.add_argument("--nodes", type=int, default=65536, help="rodinia: number of nodes")
     gen.add_argument("--scale", type=int, default=16, help="kronecker: log2 of the vertex count")
-    gen.add_argument("--edge-factor", type=int, default=16, help="kronecker: edges per vertex")
+    gen.add_argument("--edge-factor", type=int, default=16,
+                     help="kronecker: undirected edges per vertex")
     gen.add_argument("--rows", type=int, default=256, help="grid, hubs: rows")
-    gen.add_argument("--cols", type=int, default=None, help="grid, hubs: columns (default rows)")
-    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--cols", type=int, help="grid, hubs: columns (default: --rows)")
+    gen.add_argument("--seed", type=int, default=0,
+                     help="seed of the random generator (same seed, same graph)")
     gen.set_defaults(func=cmd_generate)
 
-    info = sub.add_parser("info", help="show the backends found and why others are unavailable")
+    info = command("info", "show the backends found and why others are unavailable")
     info.set_defaults(func=cmd_info)
 
-    bench = sub.add_parser(
-        "bench", help="time every variant on a suite of graphs, validated against the reference",
-        description="Time one BFS from each of K sources on every graph of a suite, after a "
-        "warm-up; report median, min and max, GTEPS, speed-up over the CPU reference and a "
-        "per-level profile. Every timed run is validated; a wrong result exits with status 3.",
+    bench = command(
+        "bench", "time every variant on a suite of graphs or on your files, validated",
+        "Time one BFS from each of K sources on every graph of a suite and on the GRAPH_FILEs "
+        "given, after a warm-up; report median, min and max, GTEPS (two ways), speed-up over "
+        "the CPU reference and a per-level profile. Every timed run is validated; a wrong "
+        "result exits with status 3, a run that measured nothing with status 1.",
     )
-    bench.add_argument("--suite", default="quick", choices=["quick", "standard", "large"],
+    bench.add_argument("files", nargs="*", metavar="GRAPH_FILE",
+                       help="graph files to measure besides (or instead of) a suite")
+    bench.add_argument("--suite", choices=["quick", "standard", "large"],
                        help="quick: small graphs for the cpu backend (CI); standard: the GPU "
-                       "suite; large: standard plus Kronecker 22 and 23 (default quick)")
+                       "suite; large: standard plus Kronecker 22 to 25, each where it fits "
+                       "(default: quick, or none when GRAPH_FILEs are given)")
     bench.add_argument("--variants", metavar="LIST",
                        help="comma-separated variants (default: reference and "
                        f"every GPU step); from: {', '.join(VARIANT_NAMES)}")
-    bench.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
-    bench.add_argument("--warp-size", type=int, choices=[32, 64],
-                       help="warp size of the cpu backend (default 32)")
+    bench.add_argument("--backend", default="auto", choices=BACKEND_CHOICES, help=backend_help)
+    bench.add_argument("--warp-size", type=int, choices=[32, 64], help=warp_help)
     bench.add_argument("--sources", type=int, metavar="K",
                        help="random sources of degree >= 1 per graph (default: 4 for quick, "
-                       "16 for standard and large)")
-    bench.add_argument("--seed", type=int, default=0, help="seed of the source choice (default 0)")
+                       "16 for standard and large; for GRAPH_FILEs alone 16 on a GPU, 4 on "
+                       "the cpu emulator)")
+    bench.add_argument("--seed", type=int, default=0, help="seed of the source choice")
     bench.add_argument("--graphs", metavar="LIST", help="comma-separated names: only these "
-                       "graphs of the suite (e.g. kronecker-20,road-NY)")
+                       "graphs of the suite, e.g. kronecker-20,road-NY (default: all)")
     bench.add_argument("--data", metavar="DIR",
                        help="folder of the real graphs (default: ../shared/data of the project)")
-    bench.add_argument("--json", metavar="FILE", help="write every figure as JSON")
-    bench.add_argument("--plot", metavar="DIR", help="write PNG plots (needs matplotlib)")
+    bench.add_argument("--json", metavar="FILE", help="write every figure as JSON (default: none)")
+    bench.add_argument("--plot", metavar="DIR",
+                       help="write PNG plots, needs matplotlib (default: none)")
     bench.add_argument("--out", metavar="DIR", help="write results.json, table.md, table.csv, "
-                       "command.txt and plots/ into DIR (a results folder to commit)")
+                       "command.txt and plots/ into DIR, a results folder to commit (default: none)")
     bench.set_defaults(func=cmd_bench)
     return parser
 
@@ -244,14 +353,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except RodiniaBFSError as exc:
-        print(f"rodinia-bfs: error: {exc}", file=sys.stderr)
-        return EXIT_ERROR
-    except KeyboardInterrupt:
-        print("rodinia-bfs: interrupted", file=sys.stderr)
-        return 130
+    return run_main(lambda: args.func(args), "rodinia-bfs")
 
 
 if __name__ == "__main__":

@@ -15,13 +15,11 @@ in queue order, so both give the same parents, not just the same levels.
 
 from __future__ import annotations
 
-import operator
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 
 #: ``bfs_reference(method="auto")`` uses the serial BFS up to this many vertices.
@@ -36,33 +34,30 @@ _NO_EDGE = np.iinfo(np.int64).max
 
 @dataclass
 class BFSResult:
-    """Levels and parents of a BFS from one source.
+    """The outcome of a BFS from one source, from the CPU reference or a GPU step.
 
     ``levels[v]`` is the number of edges on a shortest path from the source to ``v``,
     ``-1`` if ``v`` is unreachable. ``parents[v]`` is the vertex ``v`` was discovered
-    from (``parents[source] == source``), ``-1`` if ``v`` is unreachable. Both int32.
+    from (``parents[source] == source``), ``-1`` if ``v`` is unreachable; ``None`` for a
+    step that keeps no parents. Both int32. A GPU step's ``search`` leaves both on the
+    device (``None`` here) and its ``results`` downloads them.
     """
 
-    levels: np.ndarray
-    parents: np.ndarray
-
-
-def check_source(graph: CSRGraph, source) -> int:
-    """``source`` as a Python int; a one-line :class:`RodiniaBFSError` if the graph
-    has no such vertex."""
-    source = operator.index(source)
-    n = graph.num_vertices
-    if not 0 <= source < n:
-        where = f"0..{n - 1}" if n else "it has no vertices"
-        raise RodiniaBFSError(f"source {source} is outside the graph ({where})")
-    return source
+    levels: np.ndarray | None = None
+    parents: np.ndarray | None = None
+    #: How many times a GPU step's host loop went round (0 for the reference).
+    iterations: int = 0
+    #: Milliseconds of each iteration, when a step runs with ``profile=True``.
+    level_times_ms: list[float] = field(default_factory=list)
+    #: Vertices in the frontier of each iteration, where the step counts them on the device.
+    frontier_sizes: list[int] = field(default_factory=list)
 
 
 # [reference-serial-begin]
 def bfs_serial(graph: CSRGraph, source: int) -> BFSResult:
     """Textbook BFS: a FIFO queue of discovered vertices; each vertex taken from the
     queue discovers its unvisited neighbours, one level further from the source."""
-    source = check_source(graph, source)
+    source = graph.check_source(source)
     # Plain Python lists: reading NumPy arrays one element at a time is much slower.
     offsets, targets = graph.offsets.tolist(), graph.targets.tolist()
     levels = [-1] * graph.num_vertices
@@ -89,7 +84,7 @@ def bfs_frontier(graph: CSRGraph, source: int) -> BFSResult:
     frontier order) that reaches it, as the serial queue would. The new vertices, in
     the order they were first reached, are the next frontier.
     """
-    source = check_source(graph, source)
+    source = graph.check_source(source)
     n = graph.num_vertices
     levels = np.full(n, -1, dtype=np.int32)
     parents = np.full(n, -1, dtype=np.int32)

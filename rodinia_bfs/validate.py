@@ -24,7 +24,7 @@ import numpy as np
 
 from rodinia_bfs.errors import ValidationError
 from rodinia_bfs.graphs.csr import CSRGraph
-from rodinia_bfs.reference import BFSResult, bfs_reference, check_source
+from rodinia_bfs.reference import BFSResult, bfs_reference
 
 #: Graph500's rules, as the error messages name them.
 RULES = {
@@ -116,7 +116,7 @@ def check_parents(graph: CSRGraph, source: int, levels, parents) -> None:
     :func:`check_levels`); ``parents[v]`` is ``v``'s parent, ``-1`` for an
     unreached vertex, and ``parents[source] == source``.
     """
-    source = check_source(graph, source)
+    source = graph.check_source(source)
     n = graph.num_vertices
     levels = _vertex_array(levels, n, "levels")
     parents = _vertex_array(parents, n, "parents")

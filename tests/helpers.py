@@ -1,6 +1,8 @@
-"""Small graphs and an independent BFS shared by the tests."""
+"""Small graphs, an independent BFS and the checks of the step contract, shared by the tests."""
 
+import functools
 import os
+from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +47,20 @@ def scipy_levels(graph: CSRGraph, source: int) -> np.ndarray:
     return np.where(np.isinf(dist), -1, dist).astype(np.int32)
 
 
+def python_bfs(graph: CSRGraph, source: int) -> np.ndarray:
+    """Levels by a plain queue BFS in Python, a few lines to trust by reading."""
+    levels = np.full(graph.num_vertices, -1, np.int32)
+    levels[source] = 0
+    queue = deque([source])
+    while queue:
+        u = queue.popleft()
+        for v in graph.neighbors(u):
+            if levels[v] < 0:
+                levels[v] = levels[u] + 1
+                queue.append(v)
+    return levels
+
+
 def awkward_graph() -> CSRGraph:
     """Several components, isolated vertices, self loops, duplicate edges, one-way arcs;
     1,237 vertices: not a multiple of any block size."""
@@ -66,15 +82,180 @@ def awkward_graph() -> CSRGraph:
     return CSRGraph.from_edges(src, dst, n, name="awkward")
 
 
-def step_defines(kernel_file: str, warp_size: int) -> dict:
-    """The default ``-D`` tunables of the step that owns ``kernel_file``.
+def tiny_graphs() -> dict:
+    """Graphs at the edges of what a step must handle: one vertex, one vertex with a self
+    loop, and 70 vertices without an edge."""
+    return {
+        "one-vertex": CSRGraph(np.zeros(2, np.int64), np.zeros(0, np.int32), name="one-vertex"),
+        "self-loop": CSRGraph.from_edges([0], [0], 1, name="self-loop"),
+        "edgeless-70": CSRGraph(np.zeros(71, np.int64), np.zeros(0, np.int32), name="edgeless-70"),
+    }
 
-    Every kernel file belongs to a step; a new file without one fails the compile checks
-    here rather than being compiled with made-up macros.
-    """
-    from rodinia_bfs.variants import STEPS
 
-    for step in STEPS.values():
-        if step.kernel_file == kernel_file:
-            return step.default_defines(warp_size)
-    raise AssertionError(f"hip_kernels/{kernel_file} belongs to no step in rodinia_bfs.variants.STEPS")
+def _test_graphs() -> dict:
+    from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker, rodinia_graphgen
+
+    return {
+        "awkward": awkward_graph,
+        "graphgen-3001": lambda: rodinia_graphgen(3001, seed=3),
+        "grid-37x29": lambda: grid2d(37, 29),
+        "kronecker-10": lambda: kronecker(10, seed=5, progress=False),
+        "hubs-40x40": lambda: grid_with_hubs(40, 40, seed=2),
+    }
+
+
+#: The generated graphs every step runs on, by name (each a function that builds it):
+#: none has a vertex count that is a multiple of a block size.
+GRAPHS = _test_graphs()
+
+#: Sources of the awkward graph with something to test: a self loop (3), one-way arcs
+#: into the long path (5), a self loop on the path (640), the centre of the star (900).
+AWKWARD_SOURCES = (3, 5, 640, 900)
+
+#: The real graphs in the data folder the steps run on, with the sources to run from
+#: (None: the vertex of largest degree).
+REAL_GRAPHS = {
+    "social/as-22july06.mtx": (None, 1),
+    "social/email-Enron.mtx": (None, 1),
+    "road/NY.gr.xz": (12345,),
+}
+
+
+@functools.cache
+def real_graph(filename: str) -> CSRGraph:
+    """A graph of the data folder, loaded once per test session; skip where it is absent."""
+    import pytest
+
+    from rodinia_bfs.graphs.formats import load_graph
+
+    path = DATA / filename
+    if not path.exists():
+        pytest.skip(f"{path} not present")
+    return load_graph(path)
+
+
+def sources_of(graph: CSRGraph) -> list[int]:
+    """0, two vertices in between, the last vertex, and the vertex of largest degree."""
+    n = graph.num_vertices
+    return sorted({0, n // 2 + 1, n // 3, n - 1, int(np.argmax(graph.degrees()))})
+
+
+def check_run(step, source: int, run) -> None:
+    """What every step promises for a BFS from ``source`` (the step contract): levels as
+    scipy has them; parents that pass Graph500's rules where the step returns them (and
+    None where it does not); one host-loop iteration per level; and, where the step
+    counts them, frontier sizes that count each reached vertex exactly once."""
+    from rodinia_bfs.validate import check_parents
+
+    graph = step.graph
+    expected = scipy_levels(graph, source)
+    np.testing.assert_array_equal(run.levels, expected)
+    if step.returns_parents:
+        check_parents(graph, source, run.levels, run.parents)
+    else:
+        assert run.parents is None
+    per_level = np.bincount(expected[expected >= 0]).tolist()
+    if step.one_level_per_iteration:
+        assert run.iterations == len(per_level)
+    assert run.frontier_sizes == (per_level if step.reports_frontier_sizes else [])
+
+
+def check_sources(step, sources) -> None:
+    """Run ``step`` from each of ``sources`` in turn, on the same set-up, and check each run."""
+    for source in sources:
+        check_run(step, source, step.run(source))
+
+
+def edit_kernel(kernel_file: str, old: str, new: str) -> str:
+    """The text of ``hip_kernels/<kernel_file>`` with ``old`` replaced by ``new``: a kernel
+    broken on purpose. Fails if ``old`` is not there (the test would prove nothing)."""
+    from rodinia_bfs.kernels import kernel_source
+
+    source = kernel_source(kernel_file)
+    assert old in source, f"{old!r} is not in {kernel_file}"
+    return source.replace(old, new)
+
+
+def with_kernel(step_class, source: str, name: str = "broken.hip", headers: dict | None = None):
+    """``step_class`` compiling ``source`` instead of its kernel file, and ``headers`` (by
+    include name) instead of those of ``hip_kernels/``."""
+    from rodinia_bfs.kernels import kernel_headers
+
+    class Patched(step_class):
+        def _compile(self, defines):
+            return self.device.compile(source, name, defines=defines,
+                                       headers={**kernel_headers(), **(headers or {})})
+
+    return Patched
+
+
+def _required(env: str, reason: str | None):
+    """Skip for ``reason``, or fail where ``env`` says the compiler must be there (as CI does)."""
+    import pytest
+
+    if reason:
+        if os.environ.get(env) == "1":
+            pytest.fail(f"{env}=1 but {reason}")
+        pytest.skip(reason)
+
+
+@functools.cache
+def _hiprtc_problem() -> str | None:
+    from rodinia_bfs.errors import DeviceError
+    from rodinia_bfs.runtime import hip_backend
+
+    if hip_backend.hip is None:
+        return "hip-python not installed"
+    if not hip_backend.configure_libraries().get("hiprtc"):
+        return "hiprtc library not found (run .ci/install-rocm-hiprtc.sh)"
+    try:
+        hip_backend.compile_for_arch('extern "C" __global__ void k() {}', "gfx90a", "probe.hip")
+    except DeviceError as exc:
+        return f"hiprtc does not work: {exc}"
+    return None
+
+
+@functools.cache
+def _nvrtc_problem() -> str | None:
+    from rodinia_bfs.errors import DeviceError
+    from rodinia_bfs.runtime import cuda_backend
+
+    if cuda_backend.nvrtc is None:
+        return "cuda-python not installed"
+    try:
+        cuda_backend.nvrtc_version()
+    except DeviceError as exc:
+        return str(exc)
+    return None
+
+
+def syntax_error(compiler, arch: str):
+    """The CompileError ``compiler`` (the hip or cuda backend module) raises for a kernel
+    with a syntax error on line 3 of ``broken.hip``."""
+    import pytest
+
+    from rodinia_bfs.errors import CompileError
+    from rodinia_bfs.kernels import kernel_headers
+
+    source = '#include "bfs_common.h"\n\nextern "C" __global__ void k(int* a) { a[0] = ; }\n'
+    with pytest.raises(CompileError) as caught:
+        compiler.compile_for_arch(source, arch, "broken.hip", headers=kernel_headers())
+    return caught.value
+
+
+def hiprtc_or_skip():
+    """The hip backend module where hiprtc compiles (no GPU needed), else skip; with
+    ``RODINIA_BFS_REQUIRE_HIPRTC=1`` (CI) a missing hiprtc fails instead."""
+    from rodinia_bfs.runtime import hip_backend
+
+    _required("RODINIA_BFS_REQUIRE_HIPRTC", _hiprtc_problem())
+    return hip_backend
+
+
+def nvrtc_or_skip():
+    """The cuda backend module where NVRTC compiles (no GPU needed), else skip; with
+    ``RODINIA_BFS_REQUIRE_NVRTC=1`` (CI) a missing NVRTC fails instead."""
+    from rodinia_bfs.runtime import cuda_backend
+
+    _required("RODINIA_BFS_REQUIRE_NVRTC", _nvrtc_problem())
+    return cuda_backend

@@ -16,7 +16,8 @@ from rodinia_bfs.bench.suites import SUITES, default_sources, suite_graphs
 from rodinia_bfs.cli import main
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import bfs_reference
-from rodinia_bfs.variants import STEPS, BFSRun
+from rodinia_bfs.reference import BFSResult
+from rodinia_bfs.variants import STEPS
 
 from helpers import DATA, awkward_graph
 
@@ -166,7 +167,7 @@ def test_wrong_result_fails_the_bench(tmp_path, capsys, monkeypatch):
         levels = result.levels.copy()
         far = int(np.argmax(levels))
         levels[far] += 1
-        return BFSRun(levels, result.parents, result.iterations, result.level_times_ms)
+        return BFSResult(levels, result.parents, result.iterations, result.level_times_ms)
 
     monkeypatch.setattr(step, "run", wrong_run)
     json_path = tmp_path / "r.json"
@@ -192,11 +193,15 @@ def test_plot_needs_matplotlib(tmp_path, capsys, monkeypatch):
 
 
 def test_missing_real_graph_is_skipped(tmp_path, capsys):
+    """A missing file is skipped with a note and the report is written; having measured
+    nothing at all, the bench fails (status 1) and says why."""
     json_path = tmp_path / "r.json"
     code = main(["bench", "--variants", "reference", "--graphs", "as-22july06",
                  "--data", str(tmp_path), "--json", str(json_path)])
-    assert code == 0
-    assert "skipping as-22july06" in capsys.readouterr().err
+    assert code == 1
+    err = capsys.readouterr().err
+    assert "skipping as-22july06" in err
+    assert "nothing was measured" in err.splitlines()[-1]
     results = json.loads(json_path.read_text())
     assert results["graphs"] == [] and results["skipped"][0]["name"] == "as-22july06"
 
@@ -217,7 +222,7 @@ def test_suites_name_their_graphs():
     assert standard[:4] == ["rodinia-1M", "kronecker-20", "grid-1000x1000", "hubs-1000x1000"]
     assert {"road-NY", "road-BAY", "email-Enron", "as-22july06"} <= set(standard)
     large = [spec.name for spec in suite_graphs("large")]
-    assert large == [*standard, "kronecker-22", "kronecker-23"]
+    assert large == [*standard, "kronecker-22", "kronecker-23", "kronecker-24", "kronecker-25"]
 
 
 # -- the measures on their own -----------------------------------------------------------
@@ -257,3 +262,123 @@ def test_traversed_edges_and_gteps():
 def test_undirected_edges_count_twice():
     path = CSRGraph.from_edges([0, 1], [1, 2], 3).symmetrize()  # 2 undirected edges
     assert traversed_edges(path, bfs_reference(path, 0).levels) == 4
+
+
+# -- your own graph files, both GTEPS, the large suite ----------------------------------------
+
+
+def test_bench_graph_files(tmp_path, capsys):
+    """`bench FILE...` alone: the same measures, on the user's graphs, named after them."""
+    from rodinia_bfs.graphs.formats import save_graph
+    from rodinia_bfs.graphs.generators import grid2d
+
+    first, second = tmp_path / "mine.mtx", tmp_path / "other.el.gz"
+    save_graph(grid2d(20, 30), first)
+    save_graph(awkward_graph(), second)
+    json_path = tmp_path / "r.json"
+    code = main(["bench", str(first), str(second), "--backend", "cpu", "--sources", "2",
+                 "--variants", "rodinia", "--json", str(json_path)])
+    assert code == 0
+    results = json.loads(json_path.read_text())
+    assert [g["name"] for g in results["graphs"]] == ["mine", "other"]
+    assert results["meta"]["suite"] is None
+    assert results["meta"]["files"] == [str(first), str(second)]
+    assert results["meta"]["command"].startswith(f"rodinia-bfs bench {first} {second} --backend cpu")
+    grid, other = results["graphs"]
+    assert (grid["arcs"], grid["undirected_edges"], grid["directed"]) == (2 * 1150, 1150, False)
+    assert other["directed"] and other["undirected_edges"] is None
+    for graph in results["graphs"]:
+        measured = graph["variants"]["rodinia"]
+        assert measured["valid"] and len(measured["times_ms"]) == 2
+    out = capsys.readouterr().out
+    assert "| mine |" in out and "| other |" in out
+
+
+def test_bench_files_beside_a_suite(tmp_path):
+    from rodinia_bfs.graphs.formats import save_graph
+    from rodinia_bfs.graphs.generators import grid2d
+
+    path = tmp_path / "mine.gr"
+    save_graph(grid2d(10, 10), path)
+    json_path = tmp_path / "r.json"
+    assert main(["bench", str(path), "--suite", "quick", "--graphs", "kronecker-12",
+                 "--variants", "reference", "--json", str(json_path)]) == 0
+    results = json.loads(json_path.read_text())
+    assert [g["name"] for g in results["graphs"]] == ["kronecker-12", "mine"]
+    assert results["meta"]["sources_per_graph"] == SOURCES
+
+
+def test_two_gteps_labelled(quick_run):
+    """GTEPS as the arcs out of reached vertices, and Graph500's: the input edges of the
+    traversed component, each undirected edge once."""
+    _, results, _, _ = quick_run
+    for graph in results["graphs"]:
+        assert len(graph["input_edges"]) == SOURCES
+        for arcs, inputs in zip(graph["traversed_edges"], graph["input_edges"]):
+            assert inputs <= arcs if not graph["directed"] else inputs == arcs
+            if not graph["directed"]:
+                assert 2 * inputs >= arcs
+        for measured in [graph["reference"], *graph["variants"].values()]:
+            ratio = measured["gteps_graph500_median"] / measured["gteps_median"]
+            assert 0.45 < ratio <= 0.55 if not graph["directed"] else ratio == 1
+    header = report.markdown_table(results).splitlines()[2]
+    for name in STEPS:
+        assert f"| {name} speed-up | {name} Graph500 GTEPS |" in header
+    assert "| arcs | undirected edges |" in header
+    assert "Graph500 GTEPS: input edges of the traversed component" in report.caption(results)
+
+
+def test_input_edges():
+    from rodinia_bfs.bench.runner import input_edges
+
+    # 0 - 1 - 2 and a self loop at 1, undirected; 3 - 4 apart
+    graph = CSRGraph.from_edges([0, 1, 1, 2, 1, 3, 4], [1, 0, 2, 1, 1, 4, 3], 5, directed=False)
+    levels = bfs_reference(graph, 0).levels
+    assert traversed_edges(graph, levels) == 5 and input_edges(graph, levels) == 3
+    directed = CSRGraph.from_edges([0, 1, 1], [1, 2, 1], 3)
+    levels = bfs_reference(directed, 0).levels
+    assert input_edges(directed, levels) == traversed_edges(directed, levels) == 3
+
+
+def test_large_suite_skips_what_cannot_fit_before_generating(monkeypatch, capsys):
+    from rodinia_bfs.bench import runner
+    from rodinia_bfs.graphs import generators
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("generated a graph that was to be skipped")
+
+    monkeypatch.setattr(generators, "kronecker", refuse)
+    monkeypatch.setattr(runner, "available_host_memory", lambda: 1 << 30)
+    code = main(["bench", "--suite", "large", "--graphs", "kronecker-22,kronecker-25",
+                 "--variants", "reference"])
+    assert code == 1  # nothing measured
+    err = capsys.readouterr().err
+    assert "skipping kronecker-22: needs about 2.2 GiB of free host memory, there are 1.0 GiB" in err
+    assert "skipping kronecker-25: needs about" in err
+
+
+def test_skips_what_the_device_cannot_hold():
+    from rodinia_bfs.bench.runner import _too_big
+
+    assert _too_big(3 << 30, 2 << 30, "device") == \
+        "needs about 3.0 GiB of device memory, there are 2.0 GiB"
+    assert _too_big(1 << 30, 2 << 30, "device") is None
+    assert _too_big(1 << 30, None, "free host") is None
+
+
+def test_runner_docstring_says_the_download_is_not_timed():
+    from rodinia_bfs.bench import runner
+
+    doc = " ".join(runner.__doc__.split())
+    assert "events around ``step.search``" in doc
+    assert "``step.results()``) comes after the second event and is not timed" in doc
+
+
+def test_bench_progress_in_a_log_is_a_few_lines(capsys):
+    """Not a terminal: notes, a first and a last line, no line per source."""
+    assert main(["bench", "--backend", "cpu", "--graphs", "grid-128x128,kronecker-12",
+                 "--sources", "3", "--variants", "reference"]) == 0
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "bench ..." and lines[-1].startswith("bench: 2/2 graphs, done in ")
+    assert not any("source 1/3" in line for line in lines)
+    assert len(lines) <= 8

@@ -1,68 +1,49 @@
-"""Every HIP kernel compiles with NVRTC for NVIDIA targets, on a machine without a GPU.
+"""NVRTC compiles the HIP kernels for NVIDIA targets on a machine without a GPU.
+
+Every step's kernel is compiled for sm_80 and sm_90 in tests/test_step_contract.py;
+the tests here check the compiler path itself (PTX, the compatibility header, logs).
 
 NVRTC needs no GPU and no driver, only cuda-python and the NVRTC library
 (``pip install cuda-bindings nvidia-cuda-nvrtc``). Where they are missing these tests
 skip with the reason, except when ``RODINIA_BFS_REQUIRE_NVRTC=1``: then they fail.
 """
 
-import os
-
 import pytest
 
-from rodinia_bfs.errors import CompileError, DeviceError
-from rodinia_bfs.kernels import kernel_dir, kernel_source
-from rodinia_bfs.runtime import cuda_backend
+from rodinia_bfs.errors import CompileError
+from rodinia_bfs.kernels import kernel_headers, kernel_source
 
-from helpers import step_defines
+from helpers import nvrtc_or_skip, syntax_error
 
 #: Ampere (A100) and Hopper (H100, H200).
 ARCHS = ["sm_80", "sm_90"]
-KERNELS = sorted(p.name for p in kernel_dir().glob("*.hip"))
+#: The headers of hip_kernels/, which a compile must be given (the runtime knows no folder).
+HEADERS = kernel_headers()
 
-#: Values for the compile-time tunables of every kernel file (unused ones are harmless).
-#: A kernel that needs a new tunable adds it here.
+#: Tunables for the tests below that compile step 1's kernels by hand.
 TUNABLES = {"BLOCK_SIZE": 256}
 
 
 @pytest.fixture(scope="module")
 def nvrtc():
-    reason = None
-    if cuda_backend.nvrtc is None:
-        reason = "cuda-python not installed"
-    else:
-        try:
-            cuda_backend.nvrtc_version()
-        except DeviceError as exc:
-            reason = str(exc)
-    if reason:
-        if os.environ.get("RODINIA_BFS_REQUIRE_NVRTC") == "1":
-            pytest.fail(f"RODINIA_BFS_REQUIRE_NVRTC=1 but {reason}")
-        pytest.skip(reason)
-    return cuda_backend
-
-
-@pytest.mark.parametrize("arch", ARCHS)
-@pytest.mark.parametrize("kernel", KERNELS)
-def test_kernel_compiles(nvrtc, kernel, arch):
-    cubin = nvrtc.compile_for_arch(kernel_source(kernel), arch, kernel, step_defines(kernel, 32))
-    assert cubin[:4] == b"\x7fELF"  # machine code for that GPU, loadable as it is
+    return nvrtc_or_skip()
 
 
 def test_ptx_for_a_virtual_architecture(nvrtc):
-    ptx = nvrtc.compile_for_arch(kernel_source("rodinia.hip"), "compute_90", "rodinia.hip", TUNABLES)
+    ptx = nvrtc.compile_for_arch(kernel_source("rodinia.hip"), "compute_90", "rodinia.hip", TUNABLES, headers=HEADERS)
     assert b".entry Kernel1" in ptx and b".entry Kernel2" in ptx
     assert ptx.endswith(b"\0")  # cuModuleLoadData reads PTX as a C string
 
 
 def test_warp_size_is_32(nvrtc):
     nvrtc.compile_for_arch('#include "bfs_common.h"\nstatic_assert(WARP_SIZE == 32, "w");\n',
-                           "sm_90", "warp.hip")
+                           "sm_90", "warp.hip", headers=HEADERS)
 
 
 def test_compat_header_is_pre_included(nvrtc):
     source = ('#if !defined(__HIP_PLATFORM_NVIDIA__) || defined(__HIP_PLATFORM_AMD__)\n'
               '#error "not pre-included"\n#endif\n')
-    nvrtc.compile_for_arch(source, "sm_80", "platform.hip")
+    nvrtc.compile_for_arch(source, "sm_80", "platform.hip", headers=HEADERS)
 
 
 def test_hip_warp_intrinsics_compile(nvrtc):
@@ -78,14 +59,11 @@ def test_hip_warp_intrinsics_compile(nvrtc):
     }
     '''
     for arch in ARCHS:
-        nvrtc.compile_for_arch(source, arch, "warp.hip")
+        nvrtc.compile_for_arch(source, arch, "warp.hip", headers=HEADERS)
 
 
 def test_syntax_error_gives_the_nvrtc_log(nvrtc):
-    source = '#include "bfs_common.h"\n\nextern "C" __global__ void k(int* a) { a[0] = ; }\n'
-    with pytest.raises(CompileError) as caught:
-        nvrtc.compile_for_arch(source, "sm_90", "broken.hip")
-    error = caught.value
+    error = syntax_error(nvrtc, "sm_90")
     assert "broken.hip(3): error" in error.log  # the file and line of the mistake
     assert "broken.hip(3): error" in str(error)
     assert "NVRTC_ERROR_COMPILATION" in str(error)
@@ -93,9 +71,9 @@ def test_syntax_error_gives_the_nvrtc_log(nvrtc):
 
 def test_defines_reach_the_kernel(nvrtc):
     source = '#if !defined(FOO) || FOO != 42\n#error "FOO is not 42"\n#endif\n'
-    nvrtc.compile_for_arch(source, "sm_90", "defines.hip", {"FOO": 42})
+    nvrtc.compile_for_arch(source, "sm_90", "defines.hip", {"FOO": 42}, headers=HEADERS)
     with pytest.raises(CompileError, match="FOO is not 42"):
-        nvrtc.compile_for_arch(source, "sm_90", "defines.hip", {"FOO": 41})
+        nvrtc.compile_for_arch(source, "sm_90", "defines.hip", {"FOO": 41}, headers=HEADERS)
 
 
 def test_target_for_each_device(nvrtc):

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import textwrap
 import time
-from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,8 @@ from rodinia_bfs.errors import CompileError, DeviceError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.runtime import PinnedArray, ceil_div, cpu_backend, get_device
+
+from helpers import python_bfs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,7 +39,12 @@ def device32():
     return cpu_backend.create(warp_size=32, workers=2)
 
 
+#: The headers of hip_kernels/, which a compile must be given (the runtime knows no folder).
+HEADERS = kernel_headers()
+
+
 def compile_kernel(dev, source, name="test.hip", **kw):
+    kw.setdefault("headers", HEADERS)
     return dev.compile(textwrap.dedent(source), name, **kw)
 
 
@@ -287,7 +293,8 @@ def test_dynamic_shared_memory(device):
     np.testing.assert_array_equal(device.from_device(out, data.size, np.int32),
                                   data.reshape(nblocks, block)[:, ::-1].ravel())
     with pytest.raises(DeviceError, match="dynamic shared memory"):
-        device.launch(kernel, 1, 32, [device.to_device(data), out], shared_mem=65 * 1024)
+        device.launch(kernel, 1, 32, [device.to_device(data), out],
+                      shared_mem=device.max_shared_memory_per_block + 1)
 
 
 # -- atomics ------------------------------------------------------------------------------------
@@ -518,7 +525,7 @@ def test_argument_and_configuration_checks(device32):
 def test_compile_error_names_the_file_and_line(device32):
     src = '#include "bfs_common.h"\n\nextern "C" __global__ void k(bfs_i32* p)\n{\n    p[0] = undefined_name;\n}\n'
     with pytest.raises(CompileError) as info:
-        device32.compile(src, "broken.hip")
+        device32.compile(src, "broken.hip", headers=HEADERS)
     assert "broken.hip" in str(info.value)
     assert "broken.hip:5:12: error" in info.value.log and "undefined_name" in info.value.log
 
@@ -570,8 +577,10 @@ def test_compile_cache_across_processes(tmp_path):
     script = f"""
         import numpy as np
         from rodinia_bfs.runtime import cpu_backend
+        from rodinia_bfs.kernels import kernel_headers
+        HEADERS = kernel_headers()
         dev = cpu_backend.create(workers=1)
-        kernel = dev.compile({VECTOR_ADD!r}, "vadd.hip").get_function("vector_add")
+        kernel = dev.compile({VECTOR_ADD!r}, "vadd.hip", headers=HEADERS).get_function("vector_add")
         a = dev.to_device(np.arange(10, dtype=np.int32))
         c = dev.malloc(40)
         dev.launch(kernel, 1, 32, [a, a, c, np.int32(10)])
@@ -615,10 +624,12 @@ def test_sanitize_reports_an_out_of_bounds_write():
     script = f"""
         import numpy as np
         from rodinia_bfs.runtime import cpu_backend
+        from rodinia_bfs.kernels import kernel_headers
+        HEADERS = kernel_headers()
         dev = cpu_backend.create(sanitize=True, workers=2)
         # First a correct kernel with barriers and warp operations: fiber switches
         # must not cause false reports.
-        module = dev.compile({REDUCE!r} + {WARPS!r}, "clean.hip")
+        module = dev.compile({REDUCE!r} + {WARPS!r}, "clean.hip", headers=HEADERS)
         n = 256 * 20
         sums, errors = dev.malloc(8 * 20), dev.to_device(np.zeros(1, np.int32))
         data = dev.to_device(np.ones(n, np.int64))
@@ -635,7 +646,7 @@ def test_sanitize_reports_an_out_of_bounds_write():
                 const bfs_i32 i = blockIdx.x * blockDim.x + threadIdx.x;
                 if (i <= n) a[i] = i;   // the bug: <= instead of <
             }}
-        ''', "past_the_end.hip")
+        ''', "past_the_end.hip", headers=HEADERS)
         a = dev.malloc(4 * 100)
         dev.launch(bad.get_function("past_the_end"), 1, 128, [a, np.int32(100)])
         print("not reported", flush=True)
@@ -648,19 +659,6 @@ def test_sanitize_reports_an_out_of_bounds_write():
 
 
 # -- step 1 on the emulator -----------------------------------------------------------------------
-
-def python_bfs(graph: CSRGraph, source: int) -> np.ndarray:
-    levels = np.full(graph.num_vertices, -1, np.int32)
-    levels[source] = 0
-    queue = deque([source])
-    while queue:
-        u = queue.popleft()
-        for v in graph.neighbors(u):
-            if levels[v] < 0:
-                levels[v] = levels[u] + 1
-                queue.append(v)
-    return levels
-
 
 def rodinia_graph(n: int, seed: int) -> CSRGraph:
     """Rodinia graphgen's rule: each node draws 2 to 4 random neighbours, stored both ways."""
@@ -893,6 +891,8 @@ def test_stack_overflow_is_reported():
     script = """
         import numpy as np
         from rodinia_bfs.runtime import cpu_backend
+        from rodinia_bfs.kernels import kernel_headers
+        HEADERS = kernel_headers()
         dev = cpu_backend.create(workers=1)
         module = dev.compile('''
             #include "bfs_common.h"
@@ -902,7 +902,7 @@ def test_stack_overflow_is_reported():
                 for (int i = 0; i < 40000; i++) local[i] = i;
                 out[threadIdx.x] = local[threadIdx.x * 7];
             }
-        ''', "greedy.hip")
+        ''', "greedy.hip", headers=HEADERS)
         dev.launch(module.get_function("greedy"), 1, 32, [dev.malloc(128)])
         print("not reported")
     """

@@ -4,6 +4,7 @@ import gzip
 import io
 import lzma
 import os
+import re
 import time
 import tracemalloc
 import zipfile
@@ -348,8 +349,15 @@ def check_round_trip(original: CSRGraph, path: Path, fmt=None, source=0):
     loaded = load_graph(path, fmt=fmt)
     kind = fmt or detect_format(path)
     # MatrixMarket, .gr (PACE when undirected) and npz record whether the graph is directed;
-    # the other formats list arcs, which read back as a directed graph
-    assert loaded.directed == (original.directed if kind in ("mtx", "gr", "npz") else True)
+    # Rodinia text and edge lists cannot, and are undirected exactly when the arcs pair up:
+    # an undirected graph survives the round trip in every format
+    if kind in ("mtx", "gr", "npz"):
+        assert loaded.directed == original.directed
+    else:
+        assert loaded.directed == (not original.is_symmetric())
+    if not original.directed:
+        assert not loaded.directed
+        assert loaded.edge_counts() == original.edge_counts()
     sources, targets = original.edges()
     if kind == "edgelist":
         # isolated vertices after the largest id are not in the file
@@ -507,6 +515,8 @@ def test_real_graph_counts(name):
     assert graph.num_vertices == vertices
     assert graph.num_edges == 2 * edges  # undirected: stored both ways
     assert not graph.directed
+    assert graph.edge_counts().undirected_edges == edges
+    assert graph.describe() == f"{vertices:,} vertices, {2 * edges:,} arcs = {edges:,} undirected edges"
 
 
 def test_real_mtx_matches_scipy():
@@ -528,3 +538,127 @@ def test_bay_loads_quickly():
     began = time.perf_counter()
     load_graph(path)
     assert time.perf_counter() - began < 3.0
+
+
+# ---------------------------------------------------------------------------------------
+# Counts that match the files; one policy for duplicates and self loops
+# ---------------------------------------------------------------------------------------
+
+
+def test_edge_counts_match_the_headers():
+    """UNDIRECTED is 0-1 twice, 1-2 and a self loop at 2: the files above say 4 edges."""
+    counts = UNDIRECTED.edge_counts()
+    assert (counts.arcs, counts.self_loops, counts.undirected_edges) == (7, 1, 4)
+    assert str(counts) == "7 arcs = 4 undirected edges"
+    assert str(DIRECTED.edge_counts()) == "7 arcs (directed)"
+    assert DIRECTED.edge_counts().undirected_edges is None
+    for name, text in UNDIRECTED_FILES.items():
+        header = [line for line in text.splitlines() if line[:1].isdigit() or line.startswith("p ")][0]
+        assert int(header.split()[-1]) == counts.undirected_edges, name
+
+
+@pytest.mark.parametrize("name", ["u.gr", "u.mtx"])
+def test_symmetrize_keeps_what_a_plain_load_keeps(tmp_path, name):
+    """Duplicates and self loops are kept with and without symmetrize: an undirected
+    file symmetrizes to itself."""
+    path = write(tmp_path / name, UNDIRECTED_FILES[name])
+    plain, symmetrized = load_graph(path), load_graph(path, symmetrize=True)
+    assert arcs(symmetrized) == arcs(plain) == arcs(UNDIRECTED)
+    assert symmetrized.edge_counts() == plain.edge_counts()
+
+
+def test_symmetrize_counts_copies():
+    # 0 -> 1 twice and 1 -> 0 once; 2 -> 3 once; a self loop at 4 twice
+    graph = CSRGraph.from_edges([0, 0, 1, 2, 4, 4], [1, 1, 0, 3, 4, 4], 5)
+    both = graph.symmetrize()
+    assert arcs(both) == [(0, 1), (0, 1), (1, 0), (1, 0), (2, 3), (3, 2), (4, 4), (4, 4)]
+    assert not both.directed and both.is_symmetric()
+    assert both.edge_counts().undirected_edges == 2 + 1 + 2
+    assert arcs(both.symmetrize()) == arcs(both)  # idempotent
+    assert not graph.is_symmetric()
+
+
+def test_kronecker_symmetrize_drops_nothing(tmp_path):
+    """The case of the issue: a generated Kronecker graph (with duplicates and self
+    loops) has as many arcs after --symmetrize as before."""
+    from rodinia_bfs.graphs.generators import kronecker
+
+    graph = kronecker(10, progress=False)
+    keys = graph.edges()[0].astype(np.int64) * graph.num_vertices + graph.targets
+    assert np.unique(keys).size < keys.size  # it has duplicates to lose
+    path = tmp_path / "k.mtx"
+    save_graph(graph, path)
+    assert load_graph(path).num_arcs == load_graph(path, symmetrize=True).num_arcs == graph.num_arcs
+
+
+@pytest.mark.parametrize("name", WRITE_NAMES)
+def test_generated_graphs_read_back_undirected(tmp_path, name):
+    from rodinia_bfs.graphs.generators import grid2d, rodinia_graphgen
+
+    for graph in (rodinia_graphgen(500, seed=3), grid2d(7, 9)):
+        save_graph(graph, tmp_path / name)
+        back = load_graph(tmp_path / name)
+        assert not back.directed, (name, graph.name)
+        assert back.edge_counts() == graph.edge_counts()
+
+
+def test_grid_counts_as_its_gr_header(tmp_path):
+    from rodinia_bfs.graphs.generators import grid2d
+
+    graph = grid2d(300, 300)
+    assert str(graph.edge_counts()) == "358,800 arcs = 179,400 undirected edges"
+    save_graph(graph, tmp_path / "g.gr")
+    with open(tmp_path / "g.gr") as lines:
+        header = [line for line in lines if line.startswith("p ")][0]
+    assert header.split() == ["p", "tw", "90000", "179400"]
+
+
+def test_directory_and_writer_errors(tmp_path):
+    with pytest.raises(GraphFormatError, match="is a directory, not a graph file"):
+        load_graph(tmp_path)
+    with pytest.raises(GraphFormatError, match="is a directory"):
+        detect_format(tmp_path)
+    from rodinia_bfs.errors import RodiniaBFSError
+
+    with pytest.raises(RodiniaBFSError, match="the folder .* does not exist"):
+        save_graph(DIRECTED, tmp_path / "no" / "g.mtx")
+    # a graph the format cannot hold: a library error, and no file (nor half of one) left
+    lopsided = CSRGraph(DIRECTED.offsets, DIRECTED.targets, directed=False)
+    with pytest.raises(GraphFormatError, match="no v -> u"):
+        save_graph(lopsided, tmp_path / "g.mtx")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["u.gr.xz", "u.gr"])
+def test_big_file_shows_progress_in_a_log(tmp_path, monkeypatch, capsys, name):
+    path = write(tmp_path / name, UNDIRECTED_FILES["u.gr"])
+    monkeypatch.setattr(formats, "PROGRESS_BYTES", 1)
+    assert arcs(load_graph(path)) == arcs(UNDIRECTED)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == f"loading {name} ..." and len(lines) == 2
+    assert re.fullmatch(rf"loading {re.escape(name)}: 0\.0 MiB, done in \d+\.\d s", lines[1])
+    monkeypatch.setattr(formats, "PROGRESS_BYTES", 1 << 30)
+    load_graph(path)
+    assert capsys.readouterr().err == ""
+
+
+def test_big_file_progress_on_a_terminal(tmp_path, monkeypatch):
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    monkeypatch.setattr(formats, "PROGRESS_BYTES", 1)
+    load_graph(write(tmp_path / "u.gr.gz", UNDIRECTED_FILES["u.gr"]))
+    shown = terminal.getvalue()
+    assert "loading u.gr.gz" in shown and "\r" in shown and shown.count("\n") <= 1
+
+
+def test_a_big_file_that_fails_is_not_done(tmp_path, monkeypatch, capsys):
+    path = write(tmp_path / "bad.gr", "p sp 4 3\na 1 2 1\n")
+    monkeypatch.setattr(formats, "PROGRESS_BYTES", 1)
+    with pytest.raises(GraphFormatError):
+        load_graph(path)
+    lines = capsys.readouterr().err.splitlines()
+    assert "stopped after" in lines[-1] and not any("done" in line for line in lines)

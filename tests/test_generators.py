@@ -1,6 +1,8 @@
 """The graph generators: reproducible, the sizes and degrees they promise, the right structure."""
 
 import hashlib
+import io
+import sys
 
 import numpy as np
 import pytest
@@ -175,17 +177,35 @@ def test_kronecker_self_loop_share_follows_the_probabilities():
 
 
 def test_kronecker_progress(monkeypatch, capsys):
-    """One line per phase (off a terminal), not one per bit or per chunk, then done."""
+    """In a log (stderr is not a terminal): a line when it starts and one when it is done,
+    never one line per bit, chunk or phase. Its units are the generator's four phases."""
     monkeypatch.setattr(generators, "PROGRESS_SCALE", 5)
     monkeypatch.setattr(generators, "KRONECKER_CHUNK", 32)  # 512 edges: 16 chunks
     kronecker(5)
-    lines = capsys.readouterr().err.splitlines()
-    assert lines[0] == "kronecker scale 5: drawing the edges 16/16"
-    assert lines[-1] == "kronecker scale 5: done"
-    assert len(lines) == 5 and not any("bit" in line for line in lines)
+    err = capsys.readouterr().err
+    assert "4/4 phases" in err and "done" in err
+    assert err.splitlines() == ["kronecker scale 5 ...", err.splitlines()[-1]]
+    assert "bit" not in err and "16/16" not in err
     kronecker(5, progress=False)
     kronecker(4)
     assert capsys.readouterr().err == ""
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_kronecker_progress_on_a_terminal(monkeypatch):
+    """On a terminal: one line that tqdm rewrites in place (carriage returns), ending
+    with the whole count (four phases), and no line per bit."""
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(generators, "PROGRESS_SCALE", 5)
+    kronecker(6)
+    shown = terminal.getvalue()
+    assert "\r" in shown and "4/4" in shown and "kronecker scale 6" in shown
+    assert shown.count("\n") <= 1
 
 
 #: Fingerprints of graphs made by the first generator of this project (all edges drawn

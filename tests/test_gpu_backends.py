@@ -7,16 +7,17 @@ skip with its reason otherwise; the helper tests at the top need no GPU.
 import ctypes
 import gc
 import importlib
-from collections import deque
 
 import numpy as np
 import pytest
 
 from rodinia_bfs.errors import CompileError, DeviceError
 from rodinia_bfs.graphs.csr import CSRGraph
-from rodinia_bfs.kernels import kernel_source
+from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.runtime import _checks
 from rodinia_bfs.runtime.base import DeviceBuffer, PinnedArray, ceil_div, pack_args
+
+from helpers import python_bfs
 
 
 # -- helpers shared by the GPU backends (no GPU needed) -------------------------------
@@ -164,7 +165,7 @@ def device(request):
 
 @pytest.fixture(scope="module")
 def kernels(device):
-    return device.compile(TEST_KERNELS, "test_kernels.hip")
+    return device.compile(TEST_KERNELS, "test_kernels.hip", headers=kernel_headers())
 
 
 
@@ -326,10 +327,10 @@ def test_bad_launch_names_the_error(device, kernels):
 @pytest.mark.gpu
 def test_compile_error_is_readable(device):
     with pytest.raises(CompileError) as caught:
-        device.compile('extern "C" __global__ void k(int* a) {\n  a[0] = ;\n}\n', "oops.hip")
+        device.compile('extern "C" __global__ void k(int* a) {\n  a[0] = ;\n}\n', "oops.hip", headers=kernel_headers())
     assert "oops.hip" in caught.value.log and "error" in caught.value.log
     with pytest.raises(DeviceError, match="no_such_kernel"):
-        device.compile('extern "C" __global__ void k() {}\n', "k.hip").get_function("no_such_kernel")
+        device.compile('extern "C" __global__ void k() {}\n', "k.hip", headers=kernel_headers()).get_function("no_such_kernel")
 
 
 @pytest.mark.gpu
@@ -357,22 +358,9 @@ def _awkward_graph() -> CSRGraph:
     return CSRGraph.from_edges(np.concatenate(src), np.concatenate(dst), 1237)
 
 
-def _python_bfs(graph: CSRGraph, source: int) -> np.ndarray:
-    levels = np.full(graph.num_vertices, -1, np.int32)
-    levels[source] = 0
-    queue = deque([source])
-    while queue:
-        v = queue.popleft()
-        for w in graph.neighbors(v):
-            if levels[w] < 0:
-                levels[w] = levels[v] + 1
-                queue.append(w)
-    return levels
-
-
 def _rodinia_on_device(device, graph: CSRGraph, source: int, block_size: int) -> np.ndarray:
     """Rodinia's host loop: reset g_over, Kernel1, Kernel2, copy g_over back, repeat."""
-    module = device.compile(kernel_source("rodinia.hip"), "rodinia.hip", {"BLOCK_SIZE": block_size})
+    module = device.compile(kernel_source("rodinia.hip"), "rodinia.hip", {"BLOCK_SIZE": block_size}, headers=kernel_headers())
     kernel1, kernel2 = module.get_function("Kernel1"), module.get_function("Kernel2")
     n = graph.num_vertices
     mask = np.zeros(n, np.bool_)
@@ -404,8 +392,8 @@ def _rodinia_on_device(device, graph: CSRGraph, source: int, block_size: int) ->
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("block_size", [64, 256])
-def test_rodinia_kernels_match_python_bfs(device, block_size):
+def test_rodinia_kernels_matchpython_bfs(device, block_size):
     graph = _awkward_graph()
     for source in (0, 650, 1236):
         np.testing.assert_array_equal(_rodinia_on_device(device, graph, source, block_size),
-                                      _python_bfs(graph, source))
+                                      python_bfs(graph, source))

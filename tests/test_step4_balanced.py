@@ -2,9 +2,10 @@
 
 The graphs have hubs far above a block's width (stars, chained hubs, grids with hubs,
 Kronecker graphs), so the block path runs with lists cut into several pieces. Each run
-is checked against scipy's BFS and Graph500's rules for the parent tree, and with
-``count_paths`` the kernel counts what each path (thread, warp, block) expanded, which
-must match what the degrees and the reference levels say, entry for entry.
+is checked as the step contract checks every step (tests/test_step_contract.py, which
+also has what is not special to this step), and with ``count_paths`` the kernel counts
+what each path (thread, warp, block) expanded, which must match what the degrees and
+the reference levels say, entry for entry.
 """
 
 import re
@@ -16,17 +17,13 @@ from rodinia_bfs.errors import CompileError, DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker, rodinia_graphgen
 from rodinia_bfs.kernels import kernel_headers, kernel_source
-from rodinia_bfs.runtime import get_device
-from rodinia_bfs.validate import check_parents
 from rodinia_bfs.variants import STEPS
-from rodinia_bfs.variants.balanced import QUEUES, BalancedBFS, tunables
+from rodinia_bfs.variants.balanced import (BLOCK_SIZE, LOCAL_MEDIUM_PER_THREAD, QUEUES,
+                                          BalancedBFS, tunables)
 
-from helpers import DATA, awkward_graph, scipy_levels
-
-
-@pytest.fixture(scope="module", params=[32, 64], ids=["warp32", "warp64"])
-def device(request):
-    return get_device("cpu", warp_size=request.param)
+import helpers
+from helpers import (awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip, real_graph,
+                     scipy_levels, sources_of, with_kernel)
 
 
 def star(leaves: int = 5000) -> CSRGraph:
@@ -78,12 +75,6 @@ CONFIGS = {
 }
 
 
-def sources_of(graph):
-    """0, two others, the last vertex, and the highest-degree vertex (a hub)."""
-    n = graph.num_vertices
-    return sorted({0, n // 2 + 1, n // 3, n - 1, int(np.argmax(graph.degrees()))})
-
-
 def expected_paths(step, graph, levels) -> dict:
     """What each path must expand in a BFS that reached `levels`: every reached vertex
     once, in the queue its degree says, a large one as all its pieces."""
@@ -98,15 +89,17 @@ def expected_paths(step, graph, levels) -> dict:
     return out
 
 
-def check_run(graph, source, result, step=None):
-    """Levels as scipy has them, a Graph500-valid parent tree, one host-loop iteration
-    per level, and (with count_paths) exactly the expected work on each path."""
-    levels = scipy_levels(graph, source)
-    np.testing.assert_array_equal(result.levels, levels)
-    check_parents(graph, source, result.levels, result.parents)
-    assert result.iterations == int(levels.max()) + 1
-    if step is not None and step.count_paths:
-        assert step.last_path_counts == expected_paths(step, graph, levels)
+def check_run(step, source, result):
+    """What the contract checks, and (with count_paths) exactly the expected work on
+    each path."""
+    helpers.check_run(step, source, result)
+    if step.count_paths:
+        assert step.last_path_counts == expected_paths(step, step.graph, result.levels)
+
+
+def check_sources(step, sources):
+    for source in sources:
+        check_run(step, source, step.run(source))
 
 
 def test_registered():
@@ -115,13 +108,17 @@ def test_registered():
     assert list(STEPS).index("balanced") > list(STEPS).index("privatized")
 
 
+def run_config(device, name, config):
+    """Every source of graph ``name`` with the tunables ``config``, path by path."""
+    graph = GRAPHS[name]()
+    with BalancedBFS(device, graph, count_paths=True, **CONFIGS[config]) as step:
+        check_sources(step, sources_of(graph))
+
+
 @pytest.mark.parametrize("config", sorted(CONFIGS))
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_matches_independent_bfs(device, name, config):
-    graph = GRAPHS[name]()
-    with BalancedBFS(device, graph, count_paths=True, **CONFIGS[config]) as step:
-        for source in sources_of(graph):
-            check_run(graph, source, step.run(source), step)
+    run_config(device, name, config)
 
 
 @pytest.mark.parametrize("name, options", [
@@ -136,7 +133,7 @@ def test_every_path_runs(device, name, options):
     graph = GRAPHS[name]()
     source = int(np.argmax(graph.degrees()))
     with BalancedBFS(device, graph, count_paths=True, **options) as step:
-        check_run(graph, source, step.run(source), step)
+        check_run(step, source, step.run(source))
         counted = step.last_path_counts
         assert graph.degrees().max() > 4 * step.block_size  # far above a block
         largest = int(step.pieces([graph.degrees().max()])[0])
@@ -158,19 +155,18 @@ def test_thresholds_follow_the_warp(device):
         assert step.queue_of(step.block_size) == "large"
 
 
-@pytest.mark.parametrize("name", ["balanced.hip", "frontier.h"])
-def test_kernel_has_no_hard_coded_warp_width(name):
+def test_kernel_has_no_hard_coded_warp_width():
     """The warp width comes from WARP_SIZE (bfs_common.h), never from a literal."""
-    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", kernel_source(name), flags=re.S)
-    assert not re.search(r"\b(32|64)\b", code)
+    for text in (kernel_source("balanced.hip"), kernel_headers()["frontier.h"]):
+        code = re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
+        assert not re.search(r"\b(32|64)\b", code)
 
 
 @pytest.mark.parametrize("block_size", [64, 128, 512])
 def test_block_sizes(device, block_size):
     graph = GRAPHS["kronecker-12"]()
     with BalancedBFS(device, graph, block_size=block_size, count_paths=True) as step:
-        for source in (3, int(np.argmax(graph.degrees()))):
-            check_run(graph, source, step.run(source), step)
+        check_sources(step, (3, int(np.argmax(graph.degrees()))))
 
 
 @pytest.mark.parametrize("max_blocks", [1, 3])
@@ -181,7 +177,7 @@ def test_grid_smaller_than_the_queues(device, max_blocks):
     with BalancedBFS(device, graph, block_size=64, max_blocks=max_blocks,
                      count_paths=True) as step:
         result = step.run(17)
-        check_run(graph, 17, result, step)
+        check_run(step, 17, result)
         assert step.last_path_counts["small"]["entries"] > 64 * max_blocks
 
 
@@ -190,8 +186,7 @@ def test_local_queues_overflow_to_the_global_ones(device):
     graph = rodinia_graphgen(3001, seed=3)
     with BalancedBFS(device, graph, local_small=1, local_medium=1, warp_threshold=4,
                      count_paths=True) as step:
-        for source in (0, 1500):
-            check_run(graph, source, step.run(source), step)
+        check_sources(step, (0, 1500))
 
 
 def test_hub_source_is_queued_in_pieces(device):
@@ -199,7 +194,7 @@ def test_hub_source_is_queued_in_pieces(device):
     graph = star(5000)
     with BalancedBFS(device, graph, count_paths=True) as step:
         result = step.run(0)
-        check_run(graph, 0, result, step)
+        check_run(step, 0, result)
         assert step.last_path_counts["large"] == {"entries": -(-5000 // step.block_piece),
                                                   "edges": 5000}
         assert step.last_path_counts["small"] == {"entries": 5000, "edges": 5000}
@@ -218,28 +213,6 @@ def test_reruns_start_clean(device):
         assert step.last_path_counts == counted
 
 
-def test_isolated_source_reaches_only_itself(device):
-    graph = awkward_graph()
-    with BalancedBFS(device, graph) as step:
-        result = step.run(1236)
-    assert result.levels[1236] == 0 and np.count_nonzero(result.levels >= 0) == 1
-    assert result.parents[1236] == 1236 and result.iterations == 1
-
-
-def test_profile_times_every_level(device):
-    graph = GRAPHS["kronecker-12"]()
-    with BalancedBFS(device, graph) as step:
-        result = step.run(5, profile=True)
-    assert len(result.level_times_ms) == result.iterations
-    assert all(t >= 0 for t in result.level_times_ms)
-
-
-def test_source_outside_graph(device):
-    with BalancedBFS(device, grid2d(4, 4)) as step:
-        with pytest.raises(RodiniaBFSError, match="source 16 is outside"):
-            step.run(16)
-
-
 @pytest.mark.parametrize(
     "options, message",
     [
@@ -248,7 +221,6 @@ def test_source_outside_graph(device):
         (dict(warp_threshold=0), "warp_threshold"),
         (dict(warp_threshold=300, block_threshold=200), "warp_threshold"),
         (dict(block_piece=0), "block_piece"),
-        (dict(local_small=13_000), "shared memory"),
         (dict(local_medium=0), "local_small and local_medium"),
         (dict(max_blocks=0), "max_blocks"),
     ],
@@ -258,26 +230,28 @@ def test_bad_tunables_are_refused(device, options, message):
         BalancedBFS(device, grid2d(3, 3), **options)
 
 
-def _with_source(device, graph, source, name, **options):
-    """A BalancedBFS whose kernel is `source` instead of balanced.hip."""
-
-    class Patched(BalancedBFS):
-        def _compile(self, defines):
-            return self.device.compile(source, name, defines=defines, headers=kernel_headers())
-
-    return Patched(device, graph, **options)
+def test_local_queues_must_fit_shared_memory(device):
+    """The local queues are static shared memory: at most what a block of this device
+    gets, 16 bytes of counters included."""
+    shared = device.shared_memory_per_block
+    medium = LOCAL_MEDIUM_PER_THREAD * BLOCK_SIZE
+    graph = grid2d(9, 7)
+    with BalancedBFS(device, graph, local_small=(shared - 16) // 4 - medium) as step:
+        check_run(step, 5, step.run(5))
+    with pytest.raises(RodiniaBFSError, match="shared memory"):
+        BalancedBFS(device, graph, local_small=(shared - 16) // 4 - medium + 1)
+    with pytest.raises(RodiniaBFSError, match="shared memory"):
+        BalancedBFS(device, graph, local_small=shared // 4)
 
 
 def test_never_ending_loop_is_an_error(device):
     """A kernel that enqueues vertex 0 again at every level never empties its queues:
     the host loop's guard stops it instead of looping for ever."""
-    source = kernel_source("balanced.hip")
     barrier = "__syncthreads();  // nobody enqueues before the counters are zero"
-    broken = source.replace(barrier, barrier + "\n    if (blockIdx.x == 0 && threadIdx.x == 0)"
-                            " next_small[atomicAdd(&counts[(next_level % 2) * QUEUES *"
-                            " COUNTER_STRIDE], 1u)] = 0;")
-    assert broken != source
-    with _with_source(device, grid2d(5, 5), broken, "broken.hip") as step:
+    broken = edit_kernel("balanced.hip", barrier, barrier + "\n    if (blockIdx.x == 0 && "
+                         "threadIdx.x == 0) next_small[atomicAdd(&counts[(next_level % 2) * "
+                         "QUEUES * COUNTER_STRIDE], 1u)] = 0;")
+    with with_kernel(BalancedBFS, broken)(device, grid2d(5, 5)) as step:
         with pytest.raises(DeviceError, match="did not finish"):
             step.run(0)
 
@@ -286,76 +260,23 @@ def test_barrier_before_the_copy_out_is_needed(device):
     """Without the barrier after the expansion, a block's first threads reserve room
     and copy out before the others have enqueued. The emulator runs a block's threads
     one after another between barriers, so the bug shows on every run."""
-    source = kernel_source("balanced.hip")
-    barrier = "__syncthreads();  // every local enqueue is done"
-    broken = source.replace(barrier, "//")
-    assert broken != source
+    broken = edit_kernel("frontier.h", "__syncthreads();  // every local enqueue is done", "//")
     graph = rodinia_graphgen(3001, seed=3)
-    with _with_source(device, graph, broken, "no_barrier.hip") as step:
+    patched = with_kernel(BalancedBFS, kernel_source("balanced.hip"), "no_barrier.hip",
+                          headers={"frontier.h": broken})  # copy_out is shared with step 5
+    with patched(device, graph) as step:
         result = step.run(7)
     assert not np.array_equal(result.levels, scipy_levels(graph, 7))
 
 
 @pytest.mark.parametrize("filename", ["social/email-Enron.mtx", "social/as-22july06.mtx"])
-def test_real_social_graphs(device, filename):
-    from rodinia_bfs.graphs.formats import load_graph
-
-    path = DATA / filename
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    graph = load_graph(path)
+def test_real_social_graphs_path_by_path(device, filename):
+    graph = real_graph(filename)
     with BalancedBFS(device, graph, count_paths=True) as step:
-        for source in (int(np.argmax(graph.degrees())), 1):
-            check_run(graph, source, step.run(source), step)
-
-
-def test_real_road_graph():
-    """NY: 264k vertices, hundreds of levels of small frontiers; one warp size suffices."""
-    from rodinia_bfs.graphs.formats import load_graph
-
-    path = DATA / "road" / "NY.gr.xz"
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    graph = load_graph(path)
-    with BalancedBFS(get_device("cpu"), graph) as step:
-        check_run(graph, 12345, step.run(12345))
+        check_sources(step, (int(np.argmax(graph.degrees())), 1))
 
 
 # -- run-time compilers: every target, default and extreme tunables ---------------------
-
-def _compiler_or_skip(backend, env, why_not):
-    """``backend`` where its run-time compiler works, else skip (or fail where ``env`` says
-    the compiler must be there, as CI does)."""
-    import os
-
-    if why_not:
-        if os.environ.get(env) == "1":
-            pytest.fail(f"{env}=1 but {why_not}")
-        pytest.skip(why_not)
-    return backend
-
-
-def _hiprtc_problem():
-    from rodinia_bfs.runtime import hip_backend
-
-    if hip_backend.hip is None:
-        return "hip-python not installed"
-    if not hip_backend.configure_libraries().get("hiprtc"):
-        return "hiprtc library not found (run .ci/install-rocm-hiprtc.sh)"
-    return None
-
-
-def _nvrtc_problem():
-    from rodinia_bfs.runtime import cuda_backend
-
-    if cuda_backend.nvrtc is None:
-        return "cuda-python not installed"
-    try:
-        cuda_backend.nvrtc_version()
-    except DeviceError as exc:
-        return str(exc)
-    return None
-
 
 def _define_sets(warp_size):
     """Default tunables; tiny ones with the path counters; the largest local queues."""
@@ -368,20 +289,14 @@ def _define_sets(warp_size):
 @pytest.mark.parametrize("which", [0, 1, 2], ids=["default", "tiny-counted", "largest"])
 @pytest.mark.parametrize("arch, warp_size", [("gfx90a", 64), ("gfx1030", 32)])
 def test_hiprtc_compiles(arch, warp_size, which):
-    from rodinia_bfs.runtime import hip_backend
-
-    hiprtc = _compiler_or_skip(hip_backend, "RODINIA_BFS_REQUIRE_HIPRTC", _hiprtc_problem())
-    code = hiprtc.compile_for_arch(kernel_source("balanced.hip"), arch, "balanced.hip",
+    code = hiprtc_or_skip().compile_for_arch(kernel_source("balanced.hip"), arch, "balanced.hip",
                                    _define_sets(warp_size)[which], headers=kernel_headers())
     assert code[:4] == b"\x7fELF"
 
 
 @pytest.mark.parametrize("which", [0, 1, 2], ids=["default", "tiny-counted", "largest"])
 def test_nvrtc_compiles(which):
-    from rodinia_bfs.runtime import cuda_backend
-
-    nvrtc = _compiler_or_skip(cuda_backend, "RODINIA_BFS_REQUIRE_NVRTC", _nvrtc_problem())
-    code = nvrtc.compile_for_arch(kernel_source("balanced.hip"), "sm_90", "balanced.hip",
+    code = nvrtc_or_skip().compile_for_arch(kernel_source("balanced.hip"), "sm_90", "balanced.hip",
                                   _define_sets(32)[which], headers=kernel_headers())
     assert code[:4] == b"\x7fELF"
 
@@ -404,21 +319,11 @@ def test_block_not_a_multiple_of_the_warp_is_a_compile_error(device):
 
 # -- on a GPU -------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def gpu():
-    from helpers import gpu_device_or_skip
-
-    return gpu_device_or_skip()
-
-
 @pytest.mark.gpu
 @pytest.mark.parametrize("config", sorted(CONFIGS))
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_gpu_matches_independent_bfs(gpu, name, config):
-    graph = GRAPHS[name]()
-    with BalancedBFS(gpu, graph, count_paths=True, **CONFIGS[config]) as step:
-        for source in sources_of(graph):
-            check_run(graph, source, step.run(source), step)
+    run_config(gpu, name, config)
 
 
 @pytest.mark.gpu
@@ -426,20 +331,14 @@ def test_gpu_every_path_runs(gpu):
     graph = GRAPHS["kronecker-12"]()
     source = int(np.argmax(graph.degrees()))
     with BalancedBFS(gpu, graph, count_paths=True) as step:
-        check_run(graph, source, step.run(source), step)
+        check_run(step, source, step.run(source))
         assert all(step.last_path_counts[name]["entries"] > 0 for name in QUEUES)
 
 
 @pytest.mark.gpu
 @pytest.mark.parametrize("filename", ["social/email-Enron.mtx", "social/as-22july06.mtx",
                                       "road/NY.gr.xz"])
-def test_gpu_real_graphs(gpu, filename):
-    from rodinia_bfs.graphs.formats import load_graph
-
-    path = DATA / filename
-    if not path.exists():
-        pytest.skip(f"{path} not present")
-    graph = load_graph(path)
+def test_gpu_real_graphs_path_by_path(gpu, filename):
+    graph = real_graph(filename)
     with BalancedBFS(gpu, graph, count_paths=True) as step:
-        for source in (1, int(np.argmax(graph.degrees()))):
-            check_run(graph, source, step.run(source), step)
+        check_sources(step, (1, int(np.argmax(graph.degrees()))))

@@ -6,22 +6,33 @@
 
 The JSON written by ``--json`` (and ``--out``) holds::
 
-    {"meta": {date, host, cpu, cpu_count, suite, sources_per_graph, seed, variants,
+    {"meta": {date, host, cpu, cpu_count, suite, files, sources_per_graph, seed, variants,
               backend, device, arch, warp_size, total_memory, device_description,
               versions: {rodinia_bfs, python, numpy, scipy, hip-python?, cuda-python?, ...},
               command, argv},
-     "graphs": [{name, description, vertices, edges, directed, max_degree, mean_degree,
-                 sources, traversed_edges, levels, frontier_sizes, upload_ms,
-                 reference: {method, median_ms, min_ms, max_ms, times_ms, gteps_median},
+     "graphs": [{name, description, vertices, edges, arcs, undirected_edges, directed,
+                 max_degree, mean_degree, sources, traversed_edges, input_edges, levels,
+                 frontier_sizes, upload_ms,
+                 reference: {method, median_ms, min_ms, max_ms, times_ms, gteps_median,
+                             gteps_graph500_median},
                  variants: {NAME: {setup_ms, median_ms, min_ms, max_ms, times_ms,
-                                   gteps_median, levels, iterations, valid,
-                                   speedup_vs_reference,
+                                   gteps_median, gteps_graph500_median, levels, iterations,
+                                   valid, speedup_vs_reference,
                                    profile: {source, frontier_sizes, level_times_ms}}}}],
      "skipped": [{name, reason}]}
 
-``sources``, ``traversed_edges``, ``levels``, ``times_ms`` and ``iterations`` are lists
-with one entry per source, in the same order. A variant that failed validation has
-``valid: false`` and an ``error``, and no times.
+``sources``, ``traversed_edges``, ``input_edges``, ``levels``, ``times_ms`` and
+``iterations`` are lists with one entry per source, in the same order. ``edges`` is
+``arcs`` (stored directed edges), the name older results use; ``undirected_edges`` is
+``null`` for a directed graph (see :meth:`~rodinia_bfs.graphs.csr.CSRGraph.edge_counts`).
+
+Two GTEPS: ``gteps_median`` counts the arcs out of the reached vertices
+(:func:`~rodinia_bfs.bench.runner.traversed_edges`, what a BFS reads), and
+``gteps_graph500_median`` the input edges in the traversed component, each undirected
+edge once (:func:`~rodinia_bfs.bench.runner.input_edges`, Graph500's TEPS). Each is the
+median over the sources of that source's edges over its time.
+
+A variant that failed validation has ``valid: false`` and an ``error``, and no times.
 """
 
 from __future__ import annotations
@@ -30,8 +41,10 @@ import shlex
 import sys
 from pathlib import Path
 
-from rodinia_bfs.bench.runner import BenchConfig, Progress, all_valid, run_bench, select_sources
-from rodinia_bfs.bench.suites import SUITES, default_sources
+from rodinia_bfs.bench.runner import BenchConfig, all_valid, run_bench, select_sources
+from rodinia_bfs.bench.suites import SUITES
+from rodinia_bfs.errors import RodiniaBFSError
+from rodinia_bfs.progress import Progress
 
 __all__ = ["BenchConfig", "Progress", "SUITES", "all_valid", "main", "run_bench",
            "select_sources"]
@@ -48,9 +61,12 @@ def command_line(args, config: BenchConfig) -> str:
     """The command that repeats this run, every choice spelled out."""
     from rodinia_bfs.bench.runner import resolve_variants
 
-    words = ["rodinia-bfs", "bench", "--suite", config.suite, "--backend", config.backend,
-             "--variants", ",".join(["reference", *resolve_variants(config.variants)]),
-             "--sources", str(config.sources), "--seed", str(config.seed)]
+    words = ["rodinia-bfs", "bench", *map(str, config.files)]
+    if config.suite:
+        words += ["--suite", config.suite]
+    words += ["--backend", config.backend,
+              "--variants", ",".join(["reference", *resolve_variants(config.variants)]),
+              "--sources", str(config.sources), "--seed", str(config.seed)]
     if config.warp_size:
         words += ["--warp-size", str(config.warp_size)]
     if config.graphs:
@@ -68,18 +84,26 @@ def main(args) -> int:
 
     if args.plot or args.out:
         report.require_matplotlib()  # fail now, not after an hour of measuring
+    files = list(getattr(args, "files", None) or [])
+    suite = args.suite or (None if files else "quick")
+    if args.graphs and suite is None:
+        raise RodiniaBFSError("--graphs picks graphs of a suite: give --suite too")
+    if args.data and not Path(args.data).is_dir():
+        raise RodiniaBFSError(f"--data {args.data}: no such folder")
     config = BenchConfig(
-        suite=args.suite,
+        suite=suite,
+        files=[Path(f) for f in files],
         variants=_split(args.variants),
         backend=args.backend,
-        sources=args.sources or default_sources(args.suite),
+        sources=args.sources,
         seed=args.seed,
         graphs=_split(args.graphs) or None,
         data_dir=Path(args.data) if args.data else None,
         warp_size=args.warp_size,
     )
-    config.command = command_line(args, config)
-    results = run_bench(config, Progress())
+    results = run_bench(config)
+    # The command that repeats the run, with the source count run_bench settled on.
+    config.command = results["meta"]["command"] = command_line(args, config)
 
     sys.stdout.write(report.markdown_table(results))
     sys.stdout.flush()
@@ -98,4 +122,11 @@ def main(args) -> int:
               file=sys.stderr)
     if any(not v.get("failed") for _, _, v in broken):
         return EXIT_INVALID
-    return EXIT_ERROR if broken else 0
+    if broken:
+        return EXIT_ERROR
+    if not results["graphs"]:
+        print("rodinia-bfs: error: nothing was measured: every graph was skipped "
+              f"({'; '.join(s['name'] + ': ' + s['reason'] for s in results['skipped'])})",
+              file=sys.stderr)
+        return EXIT_ERROR
+    return 0

@@ -1,10 +1,13 @@
 """Write the results of a benchmark: JSON, a markdown table, a CSV table, plots.
 
 Plots need matplotlib (the ``plot`` extra); everything else needs only the standard
-library. :func:`docs_include` writes the reStructuredText that the tutorial's
-"Measuring BFS" chapter includes to show one committed set of results::
+library. :func:`docs_include` writes reStructuredText that shows one results folder
+(its table and plots) on a page of Sphinx docs::
 
-    python -m rodinia_bfs.bench.report benchmarks/results/<device>-<date> > docs/_generated/bench_results.inc
+    python -m rodinia_bfs.bench.report benchmarks/results/<device>-<date> > results.inc
+
+The tutorial's own includes, in ``docs/_generated/``, are written by
+:mod:`rodinia_bfs.bench.includes` from the same pieces.
 """
 
 from __future__ import annotations
@@ -63,29 +66,33 @@ def variant_names(results: dict) -> list[str]:
 def table_rows(results: dict) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the results table: one row per graph."""
     names = variant_names(results)
-    header = ["graph", "vertices", "edges", "levels", "reference ms"]
+    header = ["graph", "vertices", "arcs", "undirected edges", "levels", "reference ms"]
     for name in names:
-        header += [f"{name} ms", f"{name} GTEPS", f"{name} speed-up"]
+        header += [f"{name} ms", f"{name} GTEPS", f"{name} speed-up", f"{name} Graph500 GTEPS"]
     rows = []
     for graph in results["graphs"]:
+        undirected = graph.get("undirected_edges")
         row = [
             graph["name"],
             f"{graph['vertices']:,}",
-            f"{graph['edges']:,}",
+            f"{graph.get('arcs', graph['edges']):,}",  # older results call the arcs "edges"
+            "directed" if graph["directed"] else (f"{undirected:,}" if undirected else ""),
             _levels_text(graph["levels"]),
             format_ms(graph["reference"]["median_ms"]),
         ]
         for name in names:
             measured = graph["variants"].get(name)
             if measured is None:
-                row += ["", "", ""]
+                row += ["", "", "", ""]
             elif not measured["valid"]:
-                row += ["FAILED" if measured.get("failed") else "INVALID", "-", "-"]
+                row += ["FAILED" if measured.get("failed") else "INVALID", "-", "-", "-"]
             else:
+                graph500 = measured.get("gteps_graph500_median")
                 row += [
                     format_ms(measured["median_ms"]),
                     format_gteps(measured["gteps_median"]),
                     format_speedup(measured["speedup_vs_reference"]),
+                    format_gteps(graph500) if graph500 is not None else "",
                 ]
         rows.append(row)
     return header, rows
@@ -95,10 +102,13 @@ def caption(results: dict) -> str:
     """One line saying what the table shows and where it was measured."""
     meta = results["meta"]
     where = meta["device_description"]
+    what = f"suite {meta['suite']}" if meta.get("suite") else "graph files"
     return (
         f"Median time of one BFS over {meta['sources_per_graph']} sources per graph "
-        f"(suite {meta['suite']}; {where}; {meta['date'][:10]}). "
-        f"Speed-up: CPU reference median / variant median."
+        f"({what}; {where}; {meta['date'][:10]}). "
+        f"Speed-up: CPU reference median / variant median. GTEPS: arcs out of the reached "
+        f"vertices per second; Graph500 GTEPS: input edges of the traversed component per "
+        f"second, each undirected edge once."
     )
 
 
@@ -263,28 +273,27 @@ def write_results_dir(results: dict, directory: Path, plots: bool = True) -> Non
         write_plots(results, directory / "plots")
 
 
-def docs_include(results_dir: Path, docs_dir: Path = Path("docs"),
-                 include_dir: Path = Path("docs/_generated"), figures: bool = True) -> str:
-    """The reStructuredText that shows the results in ``results_dir``, to be written
-    into a file in ``include_dir`` and included by a page of the docs in ``docs_dir``.
-
-    Sphinx's own directives (``literalinclude``, ``figure``) take paths relative to the
-    documentation root when they start with ``/``; docutils' ``csv-table`` takes them
-    relative to the included file. Both are written so.
-    """
-    results_dir = Path(results_dir)
-    results = json.loads((results_dir / "results.json").read_text())
-    meta = results["meta"]
-    folder = results_dir.resolve()
+def docs_paths(results_dir: Path, docs_dir: Path = Path("docs"),
+               include_dir: Path = Path("docs/_generated")) -> tuple[str, str]:
+    """How a file in ``include_dir``, included by a page of ``docs_dir``, names the
+    folder ``results_dir``: from the documentation root (``/...``: Sphinx's own
+    directives, ``literalinclude`` and ``figure``) and from the included file
+    (docutils' ``csv-table``)."""
+    folder = Path(results_dir).resolve()
     from_root = "/" + Path(os.path.relpath(folder, Path(docs_dir).resolve())).as_posix()
     from_include = Path(os.path.relpath(folder, Path(include_dir).resolve())).as_posix()
-    shown = results_dir.as_posix()
+    return from_root, from_include
+
+
+def docs_header(results_dir: Path, results: dict, from_root: str) -> list[str]:
+    """The lines that open an include: where and when the results were measured, the
+    command that produced them, and a warning if they are CPU-emulator figures."""
+    meta = results["meta"]
+    shown = Path(results_dir).as_posix()
     lines = [
-        f".. Generated from {shown}/results.json by",
-        f"   python -m rodinia_bfs.bench.report {shown}",
-        "",
         f"Measured on **{meta['device_description']}** on {meta['date'][:10]}, "
-        f"rodinia-bfs {meta['versions']['rodinia_bfs']}, suite ``{meta['suite']}``, "
+        f"rodinia-bfs {meta['versions']['rodinia_bfs']}, "
+        f"{'suite ``' + meta['suite'] + '``' if meta.get('suite') else 'graph files'}, "
         f"{meta['sources_per_graph']} sources per graph. The CPU reference ran on "
         f"{meta['cpu']}. The results are in ``{shown}``, produced by this command:",
         "",
@@ -303,15 +312,12 @@ def docs_include(results_dir: Path, docs_dir: Path = Path("docs"),
             "   the per-level profiles; the speed-ups of a GPU are not these.",
             "",
         ]
-    lines += [
-        f".. csv-table:: {caption(results)}",
-        f"   :file: {from_include}/table.csv",
-        "   :header-rows: 1",
-        "",
-    ]
-    if not figures:  # the table alone, for the chapters; the measuring page shows the plots
-        return "\n".join(lines)
-    lines += [
+    return lines
+
+
+def docs_figures(results: dict, from_root: str) -> list[str]:
+    """The plots of a results folder, as ``figure`` directives."""
+    lines = [
         f".. figure:: {from_root}/plots/gteps.png",
         "   :alt: GTEPS per variant and graph",
         "",
@@ -331,12 +337,38 @@ def docs_include(results_dir: Path, docs_dir: Path = Path("docs"),
             f"   {graph['name']}: frontier size and time of each level, per variant.",
             "",
         ]
+    return lines
+
+
+def docs_include(results_dir: Path, docs_dir: Path = Path("docs"),
+                 include_dir: Path = Path("docs/_generated"), figures: bool = True) -> str:
+    """The reStructuredText that shows the results in ``results_dir``, to be written
+    into a file in ``include_dir`` and included by a page of the docs in ``docs_dir``.
+
+    Sphinx's own directives (``literalinclude``, ``figure``) take paths relative to the
+    documentation root when they start with ``/``; docutils' ``csv-table`` takes them
+    relative to the included file. Both are written so.
+    """
+    results = json.loads((Path(results_dir) / "results.json").read_text())
+    from_root, from_include = docs_paths(results_dir, docs_dir, include_dir)
+    shown = Path(results_dir).as_posix()
+    lines = [f".. Generated from {shown}/results.json by",
+             f"   python -m rodinia_bfs.bench.report {shown}", ""]
+    lines += docs_header(results_dir, results, from_root)
+    lines += [
+        f".. csv-table:: {caption(results)}",
+        f"   :file: {from_include}/table.csv",
+        "   :header-rows: 1",
+        "",
+    ]
+    if figures:  # the chapters show the table alone; the measuring page shows the plots
+        lines += docs_figures(results, from_root)
     return "\n".join(lines)
 
 
 def main(argv=None) -> int:
     """``python -m rodinia_bfs.bench.report [--table-only] RESULTS_DIR``, run from the
-    project root: print the include for ``docs/_generated/``."""
+    project root: print the include that shows RESULTS_DIR on a page of ``docs/``."""
     argv = list(sys.argv[1:] if argv is None else argv)
     figures = "--table-only" not in argv
     argv = [a for a in argv if a != "--table-only"]

@@ -1,6 +1,6 @@
-"""Run a benchmark suite: time every variant on every graph, validate every run.
+"""Run a benchmark: time every variant on every graph, validate every run.
 
-For each graph the runner
+For each graph (of a suite, or a file given on the command line) the runner
 
 1. picks ``K`` sources Graph500-style: at random with a fixed seed, among the vertices
    with at least one out-edge (:func:`select_sources`);
@@ -9,8 +9,9 @@ For each graph the runner
 3. times the upload of the CSR arrays to the device on its own;
 4. for each GPU step: sets it up once (compile, upload, allocate: timed separately),
    runs one warm-up BFS, then times one BFS per source with device events around
-   ``step.run`` (the whole host loop and the download of the levels), and checks each
-   result against the reference *after* the timed region;
+   ``step.search`` (the reset and the whole host loop); the download of the result
+   (``step.results()``) comes after the second event and is not timed. Each result is
+   checked against the reference *after* the timed region;
 5. runs once more with ``profile=True`` for the per-level profile.
 
 A run that fails validation marks its variant invalid: its times are dropped (never
@@ -34,12 +35,16 @@ import rodinia_bfs
 from rodinia_bfs.bench.suites import (
     DEFAULT_DATA_DIR,
     GraphSpec,
+    available_host_memory,
     default_sources,
     estimated_device_bytes,
+    estimated_host_bytes,
+    file_specs,
     suite_graphs,
 )
 from rodinia_bfs.errors import RodiniaBFSError, ValidationError
 from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.progress import Progress
 
 #: Seed of the source selection, so that every device is timed on the same sources.
 DEFAULT_SEED = 0
@@ -52,10 +57,11 @@ REFERENCE_METHOD = "frontier"
 class BenchConfig:
     """What to run; the command line fills it in."""
 
-    suite: str = "quick"
+    suite: str | None = "quick"  # None: only the files
+    files: list[Path] = field(default_factory=list)  # the user's graph files
     variants: list[str] = field(default_factory=list)  # empty: reference + every GPU step
     backend: str = "auto"
-    sources: int | None = None  # None: the suite's default
+    sources: int | None = None  # None: the suite's default (see default_source_count)
     seed: int = DEFAULT_SEED
     graphs: list[str] | None = None  # None: the whole suite
     data_dir: Path | None = None  # None: <project root>/../shared/data
@@ -87,6 +93,30 @@ def traversed_edges(graph: CSRGraph, levels: np.ndarray) -> int:
     return int(graph.degrees()[levels >= 0].sum())
 
 
+def input_edges(graph: CSRGraph, levels: np.ndarray, loops: np.ndarray | None = None) -> int:
+    """Graph500's count: the input edges in the component the search traversed.
+
+    For an undirected graph, each undirected edge with its ends reached counts once,
+    self loops and duplicates included, as Graph500 counts its edge list (the edge
+    counts of :meth:`~rodinia_bfs.graphs.csr.CSRGraph.edge_counts`): about half of
+    :func:`traversed_edges`. For a directed graph every arc out of a reached vertex is
+    an input edge, as in :func:`traversed_edges`. ``loops`` is :func:`self_loops`, if
+    already known.
+    """
+    arcs = traversed_edges(graph, levels)
+    if graph.directed:
+        return arcs
+    if loops is None:
+        loops = self_loops(graph)
+    return (arcs + int(loops[levels >= 0].sum())) // 2
+
+
+def self_loops(graph: CSRGraph) -> np.ndarray:
+    """How many self loops (arcs ``u -> u``) each vertex has."""
+    tails = graph.edges()[0]
+    return np.bincount(tails[graph.targets == tails], minlength=graph.num_vertices)
+
+
 def gteps(edges: int, milliseconds: float) -> float:
     """Giga traversed edges per second."""
     return edges / (milliseconds * 1e-3) / 1e9 if milliseconds > 0 else float("inf")
@@ -113,51 +143,10 @@ def _depth(levels: np.ndarray) -> int:
     return int(levels.max()) + 1 if levels.size and levels.max() >= 0 else 0
 
 
-# -- progress ------------------------------------------------------------------------
-
-class Progress:
-    """Progress on stderr. Notes are lines that stay; a status line (which source is
-    running) is rewritten in place on a terminal, and elsewhere, in a log, printed only
-    when nothing was printed for :attr:`QUIET_S` seconds, so slow runs still show life."""
-
-    QUIET_S = 5.0
-
-    def __init__(self, stream=None, enabled: bool = True):
-        self.stream = stream or sys.stderr
-        self.enabled = enabled
-        self.inplace = enabled and self.stream.isatty()
-        self._open = False
-        self._last = time.monotonic()
-
-    def note(self, text: str) -> None:
-        """A line that stays."""
-        if self.enabled:
-            self._clear()
-            self._print(text)
-
-    def status(self, text: str) -> None:
-        """A line that the next status or note replaces."""
-        if self.inplace:
-            self._clear()
-            print(text, end="\r", file=self.stream, flush=True)
-            self._open = True
-        elif self.enabled and time.monotonic() - self._last > self.QUIET_S:
-            self._print(text)
-
-    def _print(self, text: str) -> None:
-        print(text, file=self.stream, flush=True)
-        self._last = time.monotonic()
-
-    def _clear(self) -> None:
-        if self._open:
-            print("\r\033[K", end="", file=self.stream, flush=True)  # erase the line
-            self._open = False
-
-
 # -- one graph ---------------------------------------------------------------------
 
 def time_reference(graph: CSRGraph, sources: list[int], progress: Progress, label: str):
-    """Time the CPU reference from each source; return its timings and levels.
+    """Time the CPU reference from each source; return its timings and results.
 
     The baseline is the vectorised NumPy frontier BFS (``method="frontier"``) on every
     graph, whatever its size, so that speed-ups on different graphs compare alike.
@@ -165,7 +154,7 @@ def time_reference(graph: CSRGraph, sources: list[int], progress: Progress, labe
     from rodinia_bfs.reference import bfs_reference
 
     bfs_reference(graph, sources[0], method=REFERENCE_METHOD)  # warm-up
-    times, all_levels = [], []
+    times, results = [], []
     for j, source in enumerate(sources):
         progress.status(f"{label}: reference, source {j + 1}/{len(sources)}")
         # [bench-reference-timing-begin]
@@ -174,8 +163,8 @@ def time_reference(graph: CSRGraph, sources: list[int], progress: Progress, labe
         elapsed_ms = (time.perf_counter() - start) * 1e3
         # [bench-reference-timing-end]
         times.append(elapsed_ms)
-        all_levels.append(result.levels)
-    return times, all_levels
+        results.append(result)
+    return times, results
 
 
 def time_upload(device, graph: CSRGraph) -> float:
@@ -190,17 +179,15 @@ def time_upload(device, graph: CSRGraph) -> float:
     return elapsed_ms
 
 
-def _validate(graph: CSRGraph, source: int, run, expected: np.ndarray) -> None:
+def _validate(graph: CSRGraph, source: int, run, reference) -> None:
     """Raise ValidationError unless ``run`` matches the reference (and Graph500's rules)."""
-    from rodinia_bfs.validate import check_levels, check_parents
+    from rodinia_bfs.validate import validate_result
 
-    check_levels(run.levels, expected)
-    if run.parents is not None:
-        check_parents(graph, source, run.levels, run.parents)
+    validate_result(graph, source, run.levels, run.parents, reference)
 
 
 def time_step(device, step_class, graph: CSRGraph, sources: list[int],
-              expected: list[np.ndarray], progress: Progress, label: str) -> dict:
+              expected: list, progress: Progress, label: str) -> dict:
     """Set up one GPU step on ``graph``, time it from each source, validate, profile."""
     device.synchronize()
     start = time.perf_counter()
@@ -211,7 +198,7 @@ def time_step(device, step_class, graph: CSRGraph, sources: list[int],
     result = {"setup_ms": setup_ms, "valid": True}
     try:
         step.run(sources[0])  # warm-up: the first launches load the code and fill caches
-        stream = getattr(step, "stream", None)
+        stream = step.stream
         begin, end = device.event(), device.event()
         times, depths, iterations = [], [], []
         for j, source in enumerate(sources):
@@ -250,7 +237,7 @@ def time_step(device, step_class, graph: CSRGraph, sources: list[int],
         iterations=iterations,
         profile={
             "source": sources[0],
-            "frontier_sizes": frontier_sizes(expected[0]),
+            "frontier_sizes": frontier_sizes(expected[0].levels),
             "level_times_ms": [float(t) for t in profiled.level_times_ms],
         },
     )
@@ -264,27 +251,33 @@ def bench_graph(spec: GraphSpec, graph: CSRGraph, config: BenchConfig, device,
     from rodinia_bfs.variants import get_step
 
     degrees = graph.degrees()
-    count = config.sources or default_sources(config.suite)
-    sources = select_sources(graph, count, config.seed)
+    counts = graph.edge_counts()
+    sources = select_sources(graph, config.sources, config.seed)
 
     ref_times, expected = time_reference(graph, sources, progress, label)
-    edges = [traversed_edges(graph, levels) for levels in expected]
+    edges = [traversed_edges(graph, result.levels) for result in expected]
+    loops = self_loops(graph)
+    inputs = [input_edges(graph, result.levels, loops) for result in expected]
     entry = {
         "name": spec.name,
         "description": spec.description,
         "vertices": graph.num_vertices,
-        "edges": graph.num_edges,
+        "edges": graph.num_edges,  # = arcs, the name older results use
+        "arcs": counts.arcs,
+        "undirected_edges": counts.undirected_edges,
         "directed": bool(graph.directed),
         "max_degree": int(degrees.max()) if degrees.size else 0,
         "mean_degree": float(degrees.mean()) if degrees.size else 0.0,
         "sources": sources,
         "traversed_edges": edges,
-        "levels": [_depth(levels) for levels in expected],
-        "frontier_sizes": frontier_sizes(expected[0]),
+        "input_edges": inputs,
+        "levels": [_depth(result.levels) for result in expected],
+        "frontier_sizes": frontier_sizes(expected[0].levels),
         "reference": {
             "method": f"rodinia_bfs.reference.bfs_reference(method={REFERENCE_METHOD!r})",
             **spread(ref_times),
             "gteps_median": _median_gteps(edges, ref_times),
+            "gteps_graph500_median": _median_gteps(inputs, ref_times),
         },
         "upload_ms": None,
         "variants": {},
@@ -303,10 +296,12 @@ def bench_graph(spec: GraphSpec, graph: CSRGraph, config: BenchConfig, device,
             measured = {"valid": False, "error": str(exc), "failed": True}
         if measured["valid"]:
             measured["gteps_median"] = _median_gteps(edges, measured["times_ms"])
+            measured["gteps_graph500_median"] = _median_gteps(inputs, measured["times_ms"])
             measured["speedup_vs_reference"] = reference_ms / measured["median_ms"]
             progress.note(
                 f"{label}: {name} {format_ms(measured['median_ms'])} ms (median), "
-                f"{format_gteps(measured['gteps_median'])} GTEPS, "
+                f"{format_gteps(measured['gteps_median'])} GTEPS (arcs), "
+                f"{format_gteps(measured['gteps_graph500_median'])} GTEPS (Graph500), "
                 f"{format_speedup(measured['speedup_vs_reference'])} the reference"
             )
         else:
@@ -357,7 +352,8 @@ def describe_run(config: BenchConfig, device, step_names: list[str]) -> dict:
         "cpu": _cpu_model(),
         "cpu_count": os.cpu_count(),
         "suite": config.suite,
-        "sources_per_graph": config.sources or default_sources(config.suite),
+        "files": [str(path) for path in config.files],
+        "sources_per_graph": config.sources,
         "seed": config.seed,
         "variants": ["reference", *step_names],
         "versions": versions,
@@ -393,56 +389,85 @@ def resolve_variants(requested: list[str]) -> list[str]:
     return [name for name in requested if name in STEPS]
 
 
+def default_source_count(config: BenchConfig, device) -> int:
+    """Sources per graph when ``--sources`` is not given: the suite's, or for files
+    alone 16 on a GPU and 4 on the cpu emulator (which runs every thread on the host)."""
+    if config.suite is not None:
+        return default_sources(config.suite)
+    on_gpu = device is not None and device.backend != "cpu"
+    return 16 if on_gpu else 4
+
+
+def _too_big(need: int, have: int | None, what: str) -> str | None:
+    """The reason to skip a graph that needs ``need`` bytes of ``what`` memory."""
+    if have is None or need <= have:
+        return None
+    return f"needs about {need / 2**30:.1f} GiB of {what} memory, there are {have / 2**30:.1f} GiB"
+
+
+def _bench_one(spec: GraphSpec, label: str, config: BenchConfig, device, step_names,
+               data_dir: Path, progress: Progress, results: dict, skip) -> None:
+    """Build one graph (unless it cannot fit) and measure it into ``results``."""
+    device_memory = int(device.total_memory) if device is not None else None
+    if not spec.available(data_dir):
+        skip(spec, f"{spec.path(data_dir)} not found (use --data DIR)")
+        return
+    if spec.est_vertices:  # decided before the graph is generated
+        reason = _too_big(estimated_device_bytes(spec.est_vertices, spec.est_edges),
+                          device_memory, "device") or \
+            _too_big(estimated_host_bytes(spec.est_vertices, spec.est_edges),
+                     available_host_memory(), "free host")
+        if reason:
+            skip(spec, reason)
+            return
+    progress.note(f"{label}: {spec.description}")
+    start = time.perf_counter()
+    graph = spec.build(data_dir)
+    progress.note(f"{label}: built in {time.perf_counter() - start:.1f} s: {graph.describe()}")
+    reason = _too_big(estimated_device_bytes(graph.num_vertices, graph.num_edges),
+                      device_memory, "device")
+    if reason:
+        skip(spec, reason)
+        return
+    results["graphs"].append(bench_graph(spec, graph, config, device, step_names, progress, label))
+
+
 def run_bench(config: BenchConfig, progress: Progress | None = None) -> dict:
-    """Run the suite; return the results (see :mod:`rodinia_bfs.bench` for their layout)."""
-    progress = progress or Progress()
-    specs = suite_graphs(config.suite, config.graphs)
+    """Run the suite and the files; return the results (see :mod:`rodinia_bfs.bench` for
+    their layout). A graph that cannot fit the device (or the host, to generate it) is
+    skipped with a note, decided from its estimated size before it is built."""
+    specs = (suite_graphs(config.suite, config.graphs) if config.suite else []) + \
+        file_specs(config.files)
     step_names = resolve_variants(config.variants)
     data_dir = Path(config.data_dir) if config.data_dir else DEFAULT_DATA_DIR
 
-    device = None
+    device, why = None, ""
     if step_names:
-        from rodinia_bfs.runtime import choose_backend, get_device
+        from rodinia_bfs.api import open_device
 
-        backend, why = choose_backend(config.backend)
-        options = {"warp_size": config.warp_size} if backend == "cpu" and config.warp_size else {}
-        device = get_device(backend, **options)
+        device, why = open_device(config.backend, warp_size=config.warp_size)
+    config.sources = config.sources or default_source_count(config, device)
+
+    own_progress = progress is None
+    progress = progress or Progress("bench", total=len(specs), unit="graph")
+    if device is not None:
         progress.note(f"device: {device.describe()} [{why}]")
-
     results = {"meta": describe_run(config, device, step_names), "graphs": [], "skipped": []}
 
     def skip(spec, reason):
         progress.note(f"skipping {spec.name}: {reason}")
         results["skipped"].append({"name": spec.name, "reason": reason})
 
-    for i, spec in enumerate(specs):
-        label = f"[graph {i + 1}/{len(specs)}] {spec.name}"
-        if not spec.available(data_dir):
-            skip(spec, f"{spec.path(data_dir)} not found (use --data DIR)")
-            continue
-        if device is not None and spec.est_vertices:
-            need = estimated_device_bytes(spec.est_vertices, spec.est_edges)
-            if need > device.total_memory:
-                skip(spec, f"needs about {need / 2**30:.1f} GiB of device memory, "
-                           f"the device has {device.total_memory / 2**30:.1f} GiB")
-                continue
-        progress.note(f"{label}: {spec.description}")
-        start = time.perf_counter()
-        graph = spec.build(data_dir)
-        progress.note(
-            f"{label}: built in {time.perf_counter() - start:.1f} s: "
-            f"{graph.num_vertices:,} vertices, {graph.num_edges:,} edges"
-        )
-        if device is not None:
-            need = estimated_device_bytes(graph.num_vertices, graph.num_edges)
-            if need > device.total_memory:
-                skip(spec, f"needs about {need / 2**30:.1f} GiB of device memory, "
-                           f"the device has {device.total_memory / 2**30:.1f} GiB")
-                continue
-        results["graphs"].append(
-            bench_graph(spec, graph, config, device, step_names, progress, label)
-        )
-        del graph
+    finished = False
+    try:
+        for i, spec in enumerate(specs):
+            _bench_one(spec, f"[graph {i + 1}/{len(specs)}] {spec.name}", config, device,
+                       step_names, data_dir, progress, results, skip)
+            progress.update()
+        finished = True
+    finally:
+        if own_progress:
+            progress.close(failed=not finished)
     return results
 
 

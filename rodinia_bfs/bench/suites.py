@@ -4,8 +4,11 @@
 * ``standard``: the graphs of the design, for one GPU: a Rodinia-style uniform graph of
   1M nodes (like Rodinia's ``graph1MW_6.txt``), Kronecker scale 20, a 1000 x 1000 grid,
   the same grid with hubs, and the road and social graphs in ``../shared/data``.
-* ``large``: ``standard`` plus Kronecker scale 22 and 23, each only where the device
-  memory holds it.
+* ``large``: ``standard`` plus Kronecker scale 22, 23, 24 and 25, each only where the
+  device memory holds it (and the host has the memory to generate it): decided from
+  the estimated size before the graph is generated.
+
+Graph files given on the command line (:func:`file_specs`) are measured the same way.
 
 A graph is described by a :class:`GraphSpec` and built only when its turn comes, so a
 suite can name graphs that take a minute to generate without paying for them up front.
@@ -64,6 +67,49 @@ class GraphSpec:
 def estimated_device_bytes(vertices: int, edges: int) -> int:
     """Upper estimate of the device memory one step needs for a graph of this size."""
     return vertices * BYTES_PER_VERTEX + edges * BYTES_PER_EDGE
+
+
+#: Host memory that generating a graph takes, at its peak, per stored edge (arc) and per
+#: vertex: the Kronecker generator's int64 sort keys and draws, then the CSR arrays,
+#: the reference's and the validation's work arrays.
+HOST_BYTES_PER_EDGE = 16
+HOST_BYTES_PER_VERTEX = 64
+
+
+def estimated_host_bytes(vertices: int, edges: int) -> int:
+    """Upper estimate of the host memory it takes to generate and check such a graph."""
+    return vertices * HOST_BYTES_PER_VERTEX + edges * HOST_BYTES_PER_EDGE
+
+
+def available_host_memory() -> int | None:
+    """Bytes of host memory available now (``MemAvailable``), ``None`` where unknown."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def file_specs(paths) -> list[GraphSpec]:
+    """A spec for each graph file given on the command line, named after the file
+    (``NY`` for ``NY.gr.xz``). A file that does not exist or has an unknown extension is
+    an error now, before anything is measured."""
+    from rodinia_bfs.graphs.formats import detect_format, graph_name
+
+    specs, names = [], set()
+    for path in paths:
+        path = Path(path).resolve()
+        detect_format(path)  # unknown extension, or a folder: GraphFormatError
+        if not path.is_file():
+            raise RodiniaBFSError(f"{path}: no such file")
+        name = graph_name(path)
+        while name in names:  # two files of one name from different folders
+            name += "'"
+        names.add(name)
+        specs.append(GraphSpec(name=name, description=f"file {path}", file=str(path)))
+    return specs
 
 
 # Each builder imports the generators when called, so that listing a suite is free.
@@ -150,7 +196,7 @@ def _standard() -> list[GraphSpec]:
 
 
 def _large() -> list[GraphSpec]:
-    return [*_standard(), _kronecker(22), _kronecker(23)]
+    return [*_standard(), *(_kronecker(scale) for scale in (22, 23, 24, 25))]
 
 
 #: Suite name -> (graphs, default number of sources).

@@ -7,17 +7,21 @@ A graph of ``n`` vertices and ``m`` directed edges is two arrays:
 * ``targets`` (``int32``, length ``m``): the head of each edge. Vertex ids are 32-bit.
 
 An undirected graph stores each edge both ways; ``directed`` only records what the
-file said, the arrays are what the kernels read.
+file said, the arrays are what the kernels read. :meth:`CSRGraph.edge_counts` states how
+edges are counted, and what happens to duplicate edges and self loops.
 """
 
 from __future__ import annotations
 
+import operator
 import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
+
+from rodinia_bfs.errors import RodiniaBFSError
 
 #: Largest vertex count a 32-bit vertex id can address.
 MAX_VERTICES = 2**31 - 1
@@ -54,7 +58,8 @@ class CSRGraph:
 
     @property
     def num_edges(self) -> int:
-        """Directed edges stored (an undirected edge counts twice)."""
+        """Arcs stored: directed edges as the kernels read them (an undirected edge
+        counts twice). The same as :attr:`num_arcs`."""
         return int(self.targets.size)
 
     def degrees(self) -> np.ndarray:
@@ -65,10 +70,85 @@ class CSRGraph:
         return self.targets[self.offsets[v] : self.offsets[v + 1]]
     # [csr-graph-end]
 
+    def check_source(self, source) -> int:
+        """``source`` as a Python int; a one-line error if the graph has no such vertex."""
+        source = operator.index(source)
+        n = self.num_vertices
+        if not 0 <= source < n:
+            where = f"0..{n - 1}" if n else "it has no vertices"
+            raise RodiniaBFSError(f"source {source} is outside the graph ({where})")
+        return source
+
+    @property
+    def num_arcs(self) -> int:
+        """Arcs stored (``u -> v`` entries of ``targets``), duplicates and self loops included."""
+        return int(self.targets.size)
+
+    def edge_counts(self) -> "EdgeCounts":
+        """How many edges the graph has, in the words the files use.
+
+        **The policy for duplicate edges and self loops: keep them.** Every reader, every
+        generator and :meth:`symmetrize` store edges exactly as the input lists them,
+        with or without ``--symmetrize``: an edge listed twice is stored twice, and a self
+        loop ``u -> u`` is stored. Nothing is removed behind the user's back; a BFS does
+        not mind either (a duplicate is one more edge to look at, a self loop leads
+        nowhere new), and the generators this tutorial copies, Rodinia's and Graph500's,
+        produce both and count them.
+
+        * An **arc** is one stored entry ``u -> v`` (:attr:`num_arcs`): what a BFS reads.
+        * An undirected graph stores the edge ``{u, v}`` as the two arcs ``u -> v`` and
+          ``v -> u``, and a self loop ``{u, u}`` as the one arc ``u -> u``, which is how
+          the readers store a MatrixMarket ``symmetric`` or PACE ``p tw`` file (one line
+          per undirected edge). So it has ``(arcs + self loops) / 2`` **undirected
+          edges**: the count in such a file's header, and what the writers write.
+        * A graph is **directed** when its input says so: MatrixMarket ``general`` and
+          DIMACS ``p sp`` are directed, ``symmetric`` and PACE ``p tw`` undirected,
+          ``.npz`` stores the flag. Rodinia text and edge lists cannot say; they are read
+          as undirected exactly when their arcs pair up (:meth:`is_symmetric`), so a
+          generated undirected graph reads back undirected from every format.
+        * :meth:`symmetrize` adds ``v -> u`` to every arc ``u -> v`` that has no partner,
+          pair by pair, copies counted: ``k`` arcs ``u -> v`` and ``j <= k`` arcs
+          ``v -> u`` become ``k`` of each. An undirected graph symmetrizes to itself.
+        """
+        self_loops = int(np.count_nonzero(self.targets == self._arc_sources()))
+        undirected = None if self.directed else (self.num_arcs + self_loops) // 2
+        return EdgeCounts(self.num_arcs, self_loops, undirected)
+
+    def _arc_sources(self) -> np.ndarray:
+        """The tail of every arc, in CSR order (int32)."""
+        return np.repeat(np.arange(self.num_vertices, dtype=np.int32), self.degrees())
+
+    def _arc_keys(self, reverse: bool = False) -> np.ndarray:
+        """Every arc as one int64 key ``tail * n + head`` (``head * n + tail`` with
+        ``reverse``), sorted: equal multisets of arcs give equal arrays."""
+        tails, heads = self._arc_sources().astype(np.int64), self.targets.astype(np.int64)
+        if reverse:
+            tails, heads = heads, tails
+        keys = tails * self.num_vertices
+        keys += heads
+        keys.sort()
+        return keys
+
+    def is_symmetric(self, reverse: "CSRGraph | None" = None) -> bool:
+        """Whether every arc ``u -> v`` has a partner ``v -> u``, copies counted (a self
+        loop is its own partner): the arcs of an undirected graph, whatever ``directed``
+        says. ``reverse``: :meth:`reverse`, if at hand."""
+        # In-degree equals out-degree for every vertex of a symmetric graph: a cheap test
+        # that settles most directed graphs before anything is sorted.
+        in_degrees = np.bincount(self.targets, minlength=self.num_vertices)
+        if not np.array_equal(in_degrees, self.degrees()):
+            return False
+        # Symmetric exactly when the graph equals its reverse, list by list. The reverse's
+        # lists are sorted; if this graph's are not, the reverse of the reverse is this
+        # graph with its lists sorted.
+        reverse = self.reverse() if reverse is None else reverse
+        if np.array_equal(reverse.targets, self.targets):
+            return True
+        return bool(np.array_equal(reverse.reverse().targets, reverse.targets))
+
     def edges(self) -> tuple[np.ndarray, np.ndarray]:
         """The edge list ``(sources, targets)`` in CSR order."""
-        sources = np.repeat(np.arange(self.num_vertices, dtype=np.int32), self.degrees())
-        return sources, self.targets
+        return self._arc_sources(), self.targets
 
     @classmethod
     def from_edges(
@@ -109,29 +189,76 @@ class CSRGraph:
         offsets, neighbours = sorted_csr(targets, sources, self.num_vertices, workers=workers)
         return CSRGraph(offsets, neighbours, directed=self.directed, name=self.name)
 
-    def is_symmetric(self, reverse: "CSRGraph | None" = None) -> bool:
-        """Whether every arc ``u -> v`` is matched by an arc ``v -> u`` (duplicates
-        counted), whatever ``directed`` says. ``reverse``: :meth:`reverse`, if at hand."""
-        in_degrees = np.bincount(self.targets, minlength=self.num_vertices)
-        if not np.array_equal(in_degrees, self.degrees()):
-            return False  # the cheap test: in-degree == out-degree everywhere
-        reverse = self.reverse() if reverse is None else reverse
-        if np.array_equal(reverse.targets, self.targets):
-            return True
-        # The lists may hold the same neighbours in another order: the reverse of the
-        # reverse is this graph with its lists sorted.
-        return np.array_equal(reverse.reverse().targets, reverse.targets)
-
     def symmetrize(self) -> "CSRGraph":
-        """The undirected version: each edge both ways, duplicates removed, self loops kept once."""
-        sources, targets = self.edges()
-        both_src = np.concatenate([sources, targets]).astype(np.int64)
-        both_dst = np.concatenate([targets, sources]).astype(np.int64)
-        keys = np.unique(both_src * self.num_vertices + both_dst) if both_src.size else both_src
-        n = max(self.num_vertices, 1)
-        return CSRGraph.from_edges(
-            keys // n, keys % n, self.num_vertices, directed=False, name=self.name
+        """The undirected version: every arc ``u -> v`` without a partner gets ``v -> u``.
+
+        Copies are counted, duplicates and self loops kept (the policy of
+        :meth:`edge_counts`): the result holds ``max(k, j)`` arcs ``u -> v`` where the
+        graph holds ``k`` arcs ``u -> v`` and ``j`` arcs ``v -> u``. So an undirected
+        graph symmetrizes to the same arcs. Neighbours come out in increasing order.
+        """
+        n = self.num_vertices
+        forward, backward = self._arc_keys(), self._arc_keys(reverse=True)
+        keys, forward_count = np.unique(forward, return_counts=True)
+        back_keys, back_count = np.unique(backward, return_counts=True)
+        # Every key of either list, with the larger of its two multiplicities.
+        all_keys = np.union1d(keys, back_keys)
+        count = np.zeros(all_keys.size, dtype=np.int64)
+        count[np.searchsorted(all_keys, keys)] = forward_count
+        where = np.searchsorted(all_keys, back_keys)
+        count[where] = np.maximum(count[where], back_count)
+        arcs = np.repeat(all_keys, count)
+        width = max(n, 1)
+        return CSRGraph.from_edges(arcs // width, arcs % width, n, directed=False, name=self.name)
+
+    @classmethod
+    def from_scipy(cls, matrix, *, directed: bool | None = None, name: str = "") -> "CSRGraph":
+        """The graph of a square ``scipy.sparse`` matrix (any format, matrix or array).
+
+        Each stored entry ``(i, j)`` is an arc ``i -> j``; the values are ignored, as in a
+        MatrixMarket file, so an explicitly stored zero is an edge too (COO duplicates are
+        summed into one entry by scipy first). ``directed=None`` decides from the pattern:
+        undirected when it is symmetric (:meth:`is_symmetric`). ``directed=True`` keeps
+        the arcs as stored; ``directed=False`` makes every entry an undirected edge, as
+        ``scipy.sparse.csgraph`` does with ``directed=False`` (:meth:`symmetrize`).
+        """
+        import scipy.sparse
+
+        if not scipy.sparse.issparse(matrix):
+            raise TypeError(f"expected a scipy.sparse matrix, got {type(matrix).__name__}")
+        rows, columns = matrix.shape
+        if rows != columns:
+            raise ValueError(f"a {rows} x {columns} matrix: a graph's adjacency matrix is square")
+        if rows > MAX_VERTICES:
+            raise ValueError(f"{rows} vertices do not fit a 32-bit vertex id")
+        csr = scipy.sparse.csr_matrix(matrix)  # sums COO duplicates, as scipy always does
+        graph = cls(csr.indptr.astype(np.int64), csr.indices.astype(np.int32), name=name)
+        if directed is False:
+            return graph.symmetrize()
+        if directed is None and graph.is_symmetric():
+            return graph.as_undirected()
+        return graph
+
+    def to_scipy(self, dtype=np.float64):
+        """The adjacency matrix as a ``scipy.sparse.csr_matrix``: one stored entry of value
+        1 per arc, duplicates as separate entries (scipy sums them when it converts), in
+        the dtype the ``scipy.sparse.csgraph`` routines use by default. It shares no
+        memory with the graph."""
+        import scipy.sparse
+
+        n = self.num_vertices
+        index = np.int64 if self.num_arcs > np.iinfo(np.int32).max else np.int32
+        return scipy.sparse.csr_matrix(
+            (np.ones(self.num_arcs, dtype=dtype), self.targets.astype(index),
+             self.offsets.astype(index)),
+            shape=(n, n),
         )
+
+    def as_undirected(self) -> "CSRGraph":
+        """The same arcs marked undirected; refuses (``ValueError``) unless they pair up."""
+        if not self.is_symmetric():
+            raise ValueError(f"{self!r}: some arc u -> v has no partner v -> u; use symmetrize()")
+        return CSRGraph(self.offsets, self.targets, directed=False, name=self.name)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, CSRGraph):
@@ -148,6 +275,25 @@ class CSRGraph:
         kind = "directed" if self.directed else "undirected"
         label = f" {self.name!r}" if self.name else ""
         return f"<CSRGraph{label}: {self.num_vertices} vertices, {self.num_edges} edges, {kind}>"
+
+    def describe(self) -> str:
+        """One line for people: ``264,346 vertices, 730,100 arcs = 365,050 undirected edges``."""
+        return f"{self.num_vertices:,} vertices, {self.edge_counts()}"
+
+
+@dataclass(frozen=True)
+class EdgeCounts:
+    """What :meth:`CSRGraph.edge_counts` returns: ``arcs`` stored, of them ``self_loops``
+    (``u -> u``), and ``undirected_edges`` (``None`` for a directed graph)."""
+
+    arcs: int
+    self_loops: int
+    undirected_edges: int | None
+
+    def __str__(self) -> str:
+        if self.undirected_edges is None:
+            return f"{self.arcs:,} arcs (directed)"
+        return f"{self.arcs:,} arcs = {self.undirected_edges:,} undirected edges"
 
 
 #: Arcs per chunk when :func:`sorted_csr` counts and places them.

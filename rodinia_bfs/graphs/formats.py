@@ -3,16 +3,19 @@
 ===========================  =========================================  ===============================
 format                       extensions                                 edges
 ===========================  =========================================  ===============================
-Rodinia text                 ``.txt``, ``.rodinia``                     adjacency lists, as arcs
+Rodinia text                 ``.txt``, ``.rodinia``                     adjacency lists, as arcs (*)
 MatrixMarket coordinate      ``.mtx``                                   ``general``: row -> column;
                                                                         ``symmetric``: undirected
 DIMACS shortest path         ``.gr`` starting ``p sp n m``              ``a u v w`` arcs
 PACE road graph              ``.gr`` starting ``p tw n m``              ``u v`` undirected edges
-SNAP edge list               ``.el .edges .edgelist .tsv .snap``        ``u v`` arcs, 0-based
+SNAP edge list               ``.el .edges .edgelist .tsv .snap``        ``u v`` arcs, 0-based (*)
 binary cache                 ``.npz``                                   the CSR arrays as saved
 ===========================  =========================================  ===============================
 
-Any of them may be compressed: ``.gz`` or ``.xz`` after the extension.
+Any of them may be compressed: ``.gz`` or ``.xz`` after the extension. (*) These two
+formats cannot say whether a graph is directed: a file whose arcs pair up (each ``u v``
+matched by a ``v u``) is read as undirected. Duplicate edges and self loops are kept as
+the file lists them (:meth:`~rodinia_bfs.graphs.csr.CSRGraph.edge_counts` states the policy).
 
 Every text reader follows one plan. Read the (decompressed) bytes; find all tokens with
 numpy, which is fast because there is no Python step per line; compare the header's counts
@@ -37,8 +40,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rodinia_bfs.errors import GraphFormatError
+from rodinia_bfs.errors import GraphFormatError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import MAX_VERTICES, CSRGraph
+from rodinia_bfs.progress import Progress
 
 #: Reader for each file extension (after ``.gz`` / ``.xz`` is taken off).
 EXTENSIONS = {
@@ -148,30 +152,51 @@ def save_graph(graph: CSRGraph, path, *, fmt: str | None = None, source: int = 0
     ``source`` goes into Rodinia files, which carry one. A ``.gr`` file is written as PACE
     (``p tw``, each edge once) for an undirected graph and as DIMACS (``p sp``) otherwise;
     ``fmt="dimacs"`` or ``fmt="pace"`` chooses. MatrixMarket is ``symmetric`` (each edge once,
-    row >= column) for an undirected graph, ``general`` otherwise. An edge list cannot record
+    row >= column) for an undirected graph, ``general`` otherwise. Rodinia text and edge
+    lists list every arc; they read back undirected because the arcs pair up (see
+    :meth:`~rodinia_bfs.graphs.csr.CSRGraph.edge_counts`). An edge list cannot record
     isolated vertices after the largest id: they are lost.
+
+    The file appears whole or not at all: it is written under a temporary name and
+    renamed. A graph the format cannot hold raises :class:`GraphFormatError` (also a
+    ``ValueError``); a folder that does not exist or cannot be written, a one-line
+    :class:`~rodinia_bfs.errors.RodiniaBFSError`.
     """
     path = Path(path)
     if fmt is not None and fmt not in FORMATS:
-        raise ValueError(f"unknown graph format {fmt!r}; expected one of {', '.join(FORMATS)}")
+        raise GraphFormatError(path, f"unknown graph format {fmt!r}; expected one of {', '.join(FORMATS)}")
     kind = fmt or _format_of(path, None)[0]
     if kind == "gr":
         kind = "dimacs" if graph.directed else "pace"
     if kind == "rodinia" and not 0 <= source < max(graph.num_vertices, 1):
-        raise ValueError(f"source {source} is outside the graph (0..{graph.num_vertices - 1})")
+        raise GraphFormatError(path, f"source {source} is outside the graph (0..{graph.num_vertices - 1})")
     compressor = _COMPRESSED.get(path.suffix.lower())
-    if kind == "npz" and compressor is not None:
-        # zipfile seeks back while writing, which a compressed stream cannot do
-        buffer = io.BytesIO()
-        _write_npz(buffer, graph)
-        with compressor(path, "wb") as out:
-            out.write(buffer.getbuffer())
-        return
-    with (compressor or open)(path, "wb") as out:
-        if kind == "npz":
-            _write_npz(out, graph)
+    # A name of our own beside the file (not mkstemp's: its file is private to the user).
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        if kind == "npz" and compressor is not None:
+            # zipfile seeks back while writing, which a compressed stream cannot do
+            buffer = io.BytesIO()
+            _write_npz(buffer, graph)
+            with compressor(temporary, "wb") as out:
+                out.write(buffer.getbuffer())
         else:
-            _WRITERS[kind](out, graph, source)
+            with (compressor or open)(temporary, "wb") as out:
+                if kind == "npz":
+                    _write_npz(out, graph)
+                else:
+                    _WRITERS[kind](out, graph, source)
+        os.replace(temporary, path)
+    except ValueError as exc:  # a graph this format cannot hold
+        raise GraphFormatError(path, str(exc)) from None
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, FileNotFoundError) and not path.parent.is_dir():
+            reason = f"the folder {path.parent} does not exist"
+        raise RodiniaBFSError(f"cannot write {path}: {reason}") from None
+    finally:
+        if temporary.exists():
+            temporary.unlink()
 
 
 # ---------------------------------------------------------------------------------------
@@ -181,13 +206,15 @@ def save_graph(graph: CSRGraph, path, *, fmt: str | None = None, source: int = 0
 
 def _format_of(path: Path, fmt: str | None) -> tuple[str, str | None]:
     """The reader for ``path`` (or for ``fmt``) and its compression suffix, if any."""
+    if path.is_dir():
+        raise GraphFormatError(path, "is a directory, not a graph file")
     name = path.name.lower()
     compression = next((c for c in _COMPRESSED if name.endswith(c)), None)
     if compression:
         name = name[: -len(compression)]
     if fmt is not None:
         if fmt not in FORMATS:
-            raise ValueError(f"unknown graph format {fmt!r}; expected one of {', '.join(FORMATS)}")
+            raise GraphFormatError(path, f"unknown graph format {fmt!r}; expected one of {', '.join(FORMATS)}")
         return ("gr" if fmt in ("dimacs", "pace") else fmt), compression
     extension = os.path.splitext(name)[1]
     if extension not in EXTENSIONS:
@@ -200,7 +227,7 @@ def _format_of(path: Path, fmt: str | None) -> tuple[str, str | None]:
     return EXTENSIONS[extension], compression
 
 
-def _graph_name(path: Path) -> str:
+def graph_name(path: Path) -> str:
     """``BAY`` for ``BAY.gr.xz``: the file name without compression and format suffixes."""
     name = path.name
     for suffix in (*_COMPRESSED, *EXTENSIONS):
@@ -209,13 +236,16 @@ def _graph_name(path: Path) -> str:
     return name
 
 
-def _read_bytes(path: Path, compression: str | None) -> bytes:
-    """The file's bytes, decompressed; any failure becomes a GraphFormatError."""
+def _read_bytes(path: Path, compression: str | None, bar=None) -> bytes:
+    """The file's bytes, decompressed; any failure becomes a GraphFormatError. ``bar``
+    (a :class:`~rodinia_bfs.progress.Progress`) counts the bytes read from the file."""
+    bar = bar or Progress("", enabled=False)
     try:
         if compression is None:
-            return path.read_bytes()
-        with _COMPRESSED[compression](path, "rb") as stream:
-            return stream.read()
+            data = path.read_bytes()  # one fast read: nothing to show on the way
+            bar.update(len(data))
+            return data
+        return _decompress(path, compression, bar)
     except FileNotFoundError:
         raise GraphFormatError(path, "no such file") from None
     except IsADirectoryError:
@@ -228,19 +258,54 @@ def _read_bytes(path: Path, compression: str | None) -> bytes:
         raise GraphFormatError(path, f"cannot decompress ({compression}): {exc}") from None
 
 
+#: Files from this size up (as stored, compressed or not) show their progress while
+#: they are read and parsed.
+PROGRESS_BYTES = 16 << 20
+_CHUNK = 4 << 20
+
+
+class _CountingReader(io.RawIOBase):
+    """A file read through by a decompressor, counting the compressed bytes into ``bar``."""
+
+    def __init__(self, raw, bar):
+        self.raw, self.bar = raw, bar
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        n = self.raw.readinto(buffer)
+        self.bar.update(n or 0)
+        return n
+
+
+def _decompress(path: Path, compression: str, bar) -> bytes:
+    """The decompressed bytes, counting the compressed bytes read into ``bar``."""
+    with open(path, "rb") as raw:
+        counted = io.BufferedReader(_CountingReader(raw, bar), _CHUNK)
+        with _COMPRESSED[compression](counted, "rb") as stream:
+            return stream.read()
+
+
 def _load(path: Path, reader: str, compression: str | None) -> tuple[CSRGraph, int | None]:
     """Run one reader; returns the graph and, for Rodinia files, the source."""
     if not path.exists():
         raise GraphFormatError(path, "no such file")
-    name = _graph_name(path)
+    name = graph_name(path)
     if reader == "npz":
         # zipfile reads a plain file in place; a compressed one is decompressed into memory
         source = path if compression is None else io.BytesIO(_read_bytes(path, compression))
         return _read_npz(path, source), None
-    data = _read_bytes(path, compression)
-    if reader == "rodinia":
-        return _read_rodinia(path, data, name)
-    return _READERS[reader](path, data, name), None
+    size = path.stat().st_size
+    # A big file shows its progress: the bytes read, then the time its parse took.
+    with Progress(f"loading {path.name}", total=size, unit="B", unit_scale=True,
+                  enabled=size >= PROGRESS_BYTES) as bar:
+        data = _read_bytes(path, compression, bar)
+        if size >= PROGRESS_BYTES:
+            bar.status("parsing")
+        if reader == "rodinia":
+            return _read_rodinia(path, data, name)
+        return _READERS[reader](path, data, name), None
 
 
 # ---------------------------------------------------------------------------------------
@@ -414,6 +479,12 @@ def _check_fields(tokens: _Tokens, heads, fields, width: int, layout: str):
         raise tokens.error(heads[bad[0]], f"expected '{layout}' ({width} fields), found {fields[bad[0]]}")
 
 
+def _directed_unless_paired(graph: CSRGraph) -> CSRGraph:
+    """For the formats that cannot say (Rodinia text, edge lists): undirected exactly when
+    every arc ``u -> v`` has a partner ``v -> u`` (:meth:`CSRGraph.is_symmetric`)."""
+    return graph.as_undirected() if graph.is_symmetric() else graph
+
+
 def _undirected(sources, targets, n: int, name: str) -> CSRGraph:
     """Each edge stored both ways; a self loop once."""
     loop = sources == targets
@@ -479,7 +550,8 @@ def _read_rodinia(path, data: bytes, name: str) -> tuple[CSRGraph, int]:
     # starts equal the offsets. Any other layout must still use every edge exactly once.
     if not np.array_equal(start, offsets[:-1]):
         targets = targets[_gather_index(tokens, start, count, m)]
-    return CSRGraph(offsets, targets, directed=True, name=name), source
+    # The format cannot say whether the graph is directed: the arcs decide.
+    return _directed_unless_paired(CSRGraph(offsets, targets, name=name)), source
 # [reader-rodinia-end]
 
 
@@ -608,7 +680,7 @@ def _read_edgelist(path, data: bytes, name: str) -> CSRGraph:
         line = int(np.argmax(largest))
         n = int(largest[line]) + 1
         _check_vertex_count(tokens, heads[line] + int(targets[line] > sources[line]), n)
-    return CSRGraph.from_edges(sources, targets, n, directed=True, name=name)
+    return _directed_unless_paired(CSRGraph.from_edges(sources, targets, n, name=name))
 
 
 def _read_npz(path, source) -> CSRGraph:
@@ -685,11 +757,10 @@ def _comment(graph: CSRGraph) -> str:
 
 def _each_edge_once(graph: CSRGraph) -> tuple[np.ndarray, np.ndarray]:
     """Edges ``u -> v`` with ``u >= v`` of an undirected graph: every undirected edge once."""
+    if not graph.is_symmetric():
+        raise ValueError(f"{graph!r} is marked undirected, but some edge u -> v has no v -> u")
     sources, targets = graph.edges()
     sources, targets = sources.astype(np.int64), targets.astype(np.int64)
-    n = graph.num_vertices
-    if not np.array_equal(np.sort(sources * n + targets), np.sort(targets * n + sources)):
-        raise ValueError(f"{graph!r} is marked undirected, but some edge u -> v has no v -> u")
     keep = sources >= targets
     return sources[keep], targets[keep]
 
@@ -756,7 +827,7 @@ _WRITERS = {
 # The binary cache
 # ---------------------------------------------------------------------------------------
 
-_CACHE_VERSION = 1  # bump when a reader changes what it returns
+_CACHE_VERSION = 2  # bump when a reader changes what it returns
 
 
 def _cache_file(path: Path, reader: str, symmetrize: bool) -> Path:

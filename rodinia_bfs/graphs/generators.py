@@ -19,7 +19,6 @@ same arguments always give the same graph. All are vectorised over all edges.
 from __future__ import annotations
 
 import math
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable
@@ -28,6 +27,7 @@ import numpy as np
 
 from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.graphs.csr import MAX_VERTICES, CSRGraph, run_all, sorted_csr, worker_count
+from rodinia_bfs.progress import Progress
 
 #: Rodinia graphgen: each vertex draws between MIN_EDGES and MAX_INIT_EDGES edges.
 MIN_EDGES = 2
@@ -251,22 +251,23 @@ def _run_chunks(pool, work, total: int, chunk: int, report: "_Progress", what: s
 
 
 class _Progress:
-    """Progress on stderr: one line rewritten in place on a terminal; elsewhere one line
-    per finished phase."""
+    """The progress of :func:`kronecker` through :class:`rodinia_bfs.progress.Progress`:
+    one updating line on a terminal, two lines (start and end) in a log. Its four
+    phases are the units; within a phase, the pieces done show as its status."""
+
+    PHASES = 4  # drawing the edges, then sorted_csr's three: count, group, sort
 
     def __init__(self, label: str, *, enabled: bool):
-        self.label, self.enabled = label, enabled
-        self.inplace = enabled and sys.stderr.isatty()
+        self._bar = Progress(label, total=self.PHASES, unit="phase", enabled=enabled)
 
     def update(self, what: str, done: int, total: int) -> None:
         """``done`` of the ``total`` pieces of the phase ``what`` are finished."""
-        if self.enabled and (self.inplace or done == total):
-            end = "\r" if self.inplace and done < total else "\n"
-            print(f"{self.label}: {what} {done}/{total}", end=end, file=sys.stderr, flush=True)
+        self._bar.status(f"{what} {done}/{total}")
+        if done == total:
+            self._bar.update()
 
     def done(self) -> None:
-        if self.enabled:
-            print(f"{self.label}: done", file=sys.stderr, flush=True)
+        self._bar.close()
 
 
 def _grid_arcs(rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:

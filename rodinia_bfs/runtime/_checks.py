@@ -17,7 +17,6 @@ from typing import Callable, Sequence
 import numpy as np
 
 from rodinia_bfs.errors import DeviceError
-from rodinia_bfs.kernels import kernel_headers
 from rodinia_bfs.runtime.base import DeviceBuffer, PinnedArray, SCALAR_TYPES, dim3, pack_args
 
 _MACRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -41,11 +40,11 @@ def define_options(defines: dict | None) -> list[str]:
     return options
 
 
-def all_headers(extra: dict[str, str] | None = None) -> dict[str, str]:
-    """The headers of ``hip_kernels/`` plus ``extra`` (which wins on a name clash)."""
-    headers = kernel_headers()
-    headers.update(extra or {})
-    return headers
+def all_headers(headers: dict[str, str] | None = None) -> dict[str, str]:
+    """The headers a compile gets, by include name. The runtime knows no kernel folder:
+    whoever compiles passes every header its source includes (a step passes those of
+    ``hip_kernels/``)."""
+    return dict(headers or {})
 
 
 def format_bytes(n: int) -> str:
@@ -70,6 +69,15 @@ def check_nbytes(nbytes) -> int:
     if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)) or nbytes < 0:
         raise DeviceError(f"allocation size must be a non-negative integer, got {nbytes!r}")
     return int(nbytes)
+
+
+def check_memset(buf: DeviceBuffer, byte: int, nbytes: int | None) -> int:
+    """The byte count of a memset of ``buf`` (all of it when ``nbytes`` is None), checked."""
+    nbytes = buf.nbytes if nbytes is None else check_nbytes(nbytes)
+    if not 0 <= int(byte) <= 255:
+        raise DeviceError(f"memset: byte must be 0..255, got {byte}")
+    check_copy(nbytes, buf, "memset")
+    return nbytes
 
 
 def host_buffer(array: np.ndarray, what: str, writable: bool = False) -> np.ndarray:

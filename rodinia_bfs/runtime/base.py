@@ -26,6 +26,9 @@ from rodinia_bfs.errors import DeviceError
 
 Dim3 = tuple[int, int, int]
 
+#: Bytes of a ``GridBarrier`` (bfs_common.h); zero them before each cooperative launch.
+GRID_BARRIER_BYTES = 16
+
 
 def dim3(value) -> Dim3:
     """``5`` -> ``(5, 1, 1)``; ``(5, 2)`` -> ``(5, 2, 1)``."""
@@ -168,6 +171,17 @@ class Device(ABC):
     arch: str
     #: Global memory in bytes.
     total_memory: int
+    #: Multiprocessors (NVIDIA SMs, AMD compute units): how many blocks run side by side.
+    multiprocessor_count: int
+    #: The most threads one block may have.
+    max_threads_per_block: int
+    #: Shared memory a block may use without asking (48 KiB on NVIDIA, 64 KiB on AMD).
+    shared_memory_per_block: int
+    #: Shared memory a block may use when it opts in; the runtime opts in by itself when
+    #: a launch asks for more dynamic shared memory than ``shared_memory_per_block``.
+    max_shared_memory_per_block: int
+    #: Ticks per second of ``device_clock()`` in bfs_common.h (per-level timing in a kernel).
+    clock_rate_hz: float = 1e9
 
     # -- compilation ---------------------------------------------------------------
     @abstractmethod
@@ -229,6 +243,46 @@ class Device(ABC):
     def synchronize(self) -> None:
         """``hipDeviceSynchronize``."""
 
+    # -- cooperative launch ------------------------------------------------------------
+    @abstractmethod
+    def max_active_blocks(self, kernel: Kernel, block_size: int, shared_mem: int = 0) -> int:
+        """``hipModuleOccupancyMaxActiveBlocksPerMultiprocessor``: how many blocks of
+        ``block_size`` threads and ``shared_mem`` bytes of dynamic shared memory one
+        multiprocessor holds at once (0 when not even one fits)."""
+
+    @abstractmethod
+    def _launch_cooperative(self, kernel: Kernel, grid: Dim3, block: Dim3, args: Sequence,
+                            shared_mem: int, stream: Stream | None) -> None:
+        """The backend's cooperative launch call, after :meth:`launch_cooperative`'s checks."""
+
+    def cooperative_grid(self, kernel: Kernel, block_size: int, shared_mem: int = 0) -> int:
+        """The most blocks a cooperative launch of ``kernel`` may have: all of them must be
+        resident at once, so it is the occupancy times the multiprocessors."""
+        return self.max_active_blocks(kernel, block_size, shared_mem) * self.multiprocessor_count
+
+    def launch_cooperative(self, kernel: Kernel, grid, block, args: Sequence, shared_mem: int = 0,
+                           stream: Stream | None = None) -> None:
+        """``hipModuleLaunchCooperativeKernel``: a launch whose blocks are all resident at
+        once, so that they can wait for each other at a grid barrier (``grid_sync`` in
+        ``bfs_common.h``). A grid that cannot be co-resident is refused here, before the
+        launch, instead of hanging at its first barrier."""
+        grid, block = dim3(grid), dim3(block)
+        blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
+        per_multiprocessor = self.max_active_blocks(kernel, threads, shared_mem)
+        limit = per_multiprocessor * self.multiprocessor_count
+        if blocks > limit:
+            raise DeviceError(
+                f"cooperative launch of {kernel.name}: {blocks} blocks of {threads} threads "
+                f"({shared_mem} bytes of dynamic shared memory) cannot all be resident at once on "
+                f"{self.name}; at most {limit} can ({per_multiprocessor} per multiprocessor x "
+                f"{self.multiprocessor_count} multiprocessors)")
+        self._launch_cooperative(kernel, grid, block, args, shared_mem, stream)
+
+    def activate(self) -> None:
+        """Make this device the one the calling thread works with (``hipSetDevice``).
+        A process that drives several GPUs calls it before it works with each; a
+        device is active on the thread that created it."""
+
     # -- conveniences built on the calls above ----------------------------------------
     def to_device(self, array: np.ndarray) -> DeviceBuffer:
         """Allocate and upload ``array`` (``hipMalloc`` + ``hipMemcpy``)."""
@@ -244,6 +298,15 @@ class Device(ABC):
         if out.nbytes:
             self.memcpy_dtoh(out, buf)
         return out
+
+    def check_grid_barrier(self, barrier: DeviceBuffer, kernel_name: str) -> None:
+        """After a cooperative launch has finished: raise if its grid barrier gave up
+        (a block waited longer than any real level takes, which means a bug)."""
+        words = self.from_device(barrier, GRID_BARRIER_BYTES // 4, np.uint32)
+        if words[1]:
+            raise DeviceError(
+                f"{kernel_name}: a block waited too long at the grid barrier and the launch "
+                "gave up; some block never reached grid_sync")
 
     def describe(self) -> str:
         return f"{self.backend}: {self.name} ({self.arch}, warp size {self.warp_size})"

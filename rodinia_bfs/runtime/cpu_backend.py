@@ -45,15 +45,7 @@ import numpy as np
 
 from rodinia_bfs.errors import CompileError, DeviceError
 from rodinia_bfs.runtime import _checks
-from rodinia_bfs.runtime.base import (
-    Device,
-    DeviceBuffer,
-    Event,
-    Kernel,
-    Module,
-    PinnedArray,
-    Stream,
-)
+from rodinia_bfs.runtime.base import Device, DeviceBuffer, Event, Kernel, Module, PinnedArray, Stream
 
 #: The emulator header: pre-included into every kernel module, and the runtime's source.
 EMULATOR_HEADER = Path(__file__).resolve().parent / "include" / "hip_emulator.h"
@@ -65,7 +57,7 @@ _BASE_FLAGS = ["-x", "c++", "-std=c++17", "-fPIC", "-shared", "-fvisibility=hidd
 _OPT_FLAGS = ["-O2"]
 _ASAN_FLAGS = ["-O1", "-g", "-fsanitize=address", "-fno-omit-frame-pointer"]
 _ALIGNMENT = 256
-_ABI = 1
+_ABI = 2
 
 log = logging.getLogger(__name__)
 
@@ -292,6 +284,7 @@ class _LaunchConfig(ctypes.Structure):
         ("block", ctypes.c_ulonglong * 3),
         ("shared_mem", ctypes.c_ulonglong),
         ("workers", ctypes.c_longlong),
+        ("cooperative", ctypes.c_longlong),
     ]
 
 
@@ -441,10 +434,27 @@ def _clear_memo() -> None:
         _modules.clear()
 
 
+#: What the emulator says a multiprocessor holds, so that occupancy and cooperative
+#: launches behave as on a GPU (the figures of an NVIDIA Hopper SM).
+_THREADS_PER_MULTIPROCESSOR = 2048
+_BLOCKS_PER_MULTIPROCESSOR = 32
+_SHARED_PER_MULTIPROCESSOR = 228 * 1024
+_SHARED_PER_BLOCK = 48 * 1024
+_MAX_SHARED_PER_BLOCK = 227 * 1024  # BFS_EMU_MAX_DYNAMIC_SHARED in hip_emulator.h
+_MAX_THREADS_PER_BLOCK = 1024
+
+
 class CpuDevice(Device):
-    """The emulator as a device: ``warp_size`` 32 or 64, ``workers`` OS threads."""
+    """The emulator as a device: ``warp_size`` 32 or 64, ``workers`` OS threads.
+
+    Each worker counts as a multiprocessor: a cooperative launch may have as many blocks
+    as ``workers`` multiprocessors of a GPU would hold, and runs each on a thread of its own.
+    """
 
     backend = "cpu"
+    max_threads_per_block = _MAX_THREADS_PER_BLOCK
+    shared_memory_per_block = _SHARED_PER_BLOCK
+    max_shared_memory_per_block = _MAX_SHARED_PER_BLOCK
 
     def __init__(self, warp_size: int | None = None, workers: int | None = None,
                  sanitize: bool = False):
@@ -466,6 +476,7 @@ class CpuDevice(Device):
                 f"LD_PRELOAD={_asan_library(self.compiler)} ASAN_OPTIONS=detect_leaks=0")
         self.warp_size = warp_size
         self.workers = int(workers)
+        self.multiprocessor_count = self.workers
         self.arch = f"cpu-w{warp_size}"
         self.total_memory = _physical_memory()
         plural = "worker" if self.workers == 1 else "workers"
@@ -480,8 +491,8 @@ class CpuDevice(Device):
                 headers: dict[str, str] | None = None) -> CpuModule:
         """Compile HIP C++ ``source`` into an emulator module.
 
-        ``headers`` maps include names to their text, on top of the headers of
-        ``hip_kernels/`` (as in the GPU backends). Compile errors raise CompileError
+        ``headers`` maps include names to their text (every header the source
+        includes, as in the GPU backends). Compile errors raise CompileError
         with the compiler's log, whose diagnostics name ``name`` and its lines.
         """
         headers = _checks.all_headers(headers)
@@ -565,10 +576,7 @@ class CpuDevice(Device):
 
     def memset(self, buf: DeviceBuffer, byte: int, nbytes: int | None = None,
                stream: Stream | None = None) -> None:
-        nbytes = buf.nbytes if nbytes is None else _checks.check_nbytes(nbytes)
-        if not 0 <= int(byte) <= 255:
-            raise DeviceError(f"memset: byte must be 0..255, got {byte}")
-        _checks.check_copy(nbytes, buf, "memset")
+        nbytes = _checks.check_memset(buf, byte, nbytes)
         if nbytes:
             ctypes.memset(buf.ptr, int(byte), nbytes)
 
@@ -581,6 +589,21 @@ class CpuDevice(Device):
 
     def launch(self, kernel: Kernel, grid, block, args: Sequence, shared_mem: int = 0,
                stream: Stream | None = None) -> None:
+        self._run(kernel, grid, block, args, shared_mem, cooperative=False)
+
+    def max_active_blocks(self, kernel: Kernel, block_size: int, shared_mem: int = 0) -> int:
+        """The occupancy of an NVIDIA Hopper SM (threads, blocks and shared memory per
+        multiprocessor); the kernel's registers do not limit it here."""
+        if not 1 <= int(block_size) <= _MAX_THREADS_PER_BLOCK or shared_mem > _MAX_SHARED_PER_BLOCK:
+            return 0
+        return min(_BLOCKS_PER_MULTIPROCESSOR, _THREADS_PER_MULTIPROCESSOR // int(block_size),
+                   _SHARED_PER_MULTIPROCESSOR // max(int(shared_mem), 1))
+
+    def _launch_cooperative(self, kernel, grid, block, args, shared_mem, stream) -> None:
+        self._run(kernel, grid, block, args, shared_mem, cooperative=True)
+
+    def _run(self, kernel: Kernel, grid, block, args: Sequence, shared_mem: int,
+             cooperative: bool) -> None:
         if not isinstance(kernel, CpuKernel):
             raise DeviceError(f"launch: {kernel!r} is not a kernel of the cpu backend")
         grid, block = _checks.launch_dims(grid), _checks.launch_dims(block)
@@ -589,7 +612,7 @@ class CpuDevice(Device):
         if isinstance(shared_mem, bool) or not isinstance(shared_mem, (int, np.integer)) \
                 or shared_mem < 0:
             raise DeviceError(f"launch of {kernel.name}: shared_mem must be a non-negative int")
-        config = _LaunchConfig(grid, block, int(shared_mem), self.workers)
+        config = _LaunchConfig(grid, block, int(shared_mem), self.workers, int(cooperative))
         with kernel._lock:
             params = kernel.packer.pack(args, self._frees)
             status = kernel._launcher(ctypes.byref(config), params, len(args), kernel.codes(args),

@@ -15,24 +15,11 @@ kernel for ``sm_80`` and ``sm_90`` on machines without one.
 
 from __future__ import annotations
 
-import logging
-import weakref
 from pathlib import Path
-from typing import Sequence
-
-import numpy as np
 
 from rodinia_bfs.errors import CompileError, DeviceError
 from rodinia_bfs.runtime import _checks
-from rodinia_bfs.runtime.base import (
-    Device,
-    DeviceBuffer,
-    Event,
-    Kernel,
-    Module,
-    PinnedArray,
-    Stream,
-)
+from rodinia_bfs.runtime._gpu import GpuDevice, quietly, text
 
 try:  # cuda-python 12.6 and later
     from cuda.bindings import driver, nvrtc
@@ -46,8 +33,6 @@ except ImportError:
         _IMPORT_ERROR = None
 else:
     _IMPORT_ERROR = None
-
-log = logging.getLogger(__name__)
 
 #: The header pre-included before every kernel (rodinia_bfs/runtime/include/).
 COMPAT_HEADER = "cuda_hip_compat.h"
@@ -139,8 +124,8 @@ def compile_program(source: str, arch: str = "sm_90", name: str = "kernel.hip",
                     headers: dict[str, str] | None = None) -> tuple[bytes, str]:
     """Compile HIP C++ ``source`` with NVRTC; returns ``(code, log)``.
 
-    ``arch`` ``"sm_90"`` gives a cubin, ``"compute_90"`` PTX. The headers of
-    ``hip_kernels/`` and ``cuda_hip_compat.h`` are handed to NVRTC in memory. Raises
+    ``arch`` ``"sm_90"`` gives a cubin, ``"compute_90"`` PTX. ``headers`` (include
+    name -> text) and ``cuda_hip_compat.h`` are handed to NVRTC in memory. Raises
     :class:`CompileError` with NVRTC's full log when the source does not compile.
     """
     nvrtc_version()  # a clear error when NVRTC is missing
@@ -193,79 +178,7 @@ def compile_for_arch(source: str, arch: str = "sm_90", name: str = "kernel.hip",
 # The device
 # ---------------------------------------------------------------------------------
 
-class CudaKernel(Kernel):
-    def __init__(self, module: "CudaModule", name: str, handle):
-        self.module = module  # keeps the code loaded as long as the kernel is used
-        self.name = name
-        self.handle = handle  # CUfunction
-        self.packer = _checks.ArgPacker()  # this kernel's kernelParams, reused launch after launch
-
-
-class CudaModule(Module):
-    """Code loaded with ``cuModuleLoadData``; ``log`` is NVRTC's output."""
-
-    def __init__(self, handle, name: str, log_text: str):
-        self.handle = handle
-        self.name = name
-        self.log = log_text
-        self._kernels: dict[str, CudaKernel] = {}
-        self._finalizer = weakref.finalize(self, _quietly, driver.cuModuleUnload, handle)
-        self._finalizer.atexit = False
-
-    def get_function(self, name: str) -> CudaKernel:
-        """``cuModuleGetFunction``."""
-        kernel = self._kernels.get(name)
-        if kernel is None:
-            handle = cu_check(driver.cuModuleGetFunction(self.handle, name.encode()),
-                              f"cuModuleGetFunction({name!r} in {self.name})")
-            kernel = self._kernels[name] = CudaKernel(self, name, handle)
-        return kernel
-
-
-class CudaStream(Stream):
-    def __init__(self):
-        self.handle = cu_check(driver.cuStreamCreate(0), "cuStreamCreate")
-        self._finalizer = weakref.finalize(self, _quietly, driver.cuStreamDestroy, self.handle)
-        self._finalizer.atexit = False
-
-    def synchronize(self) -> None:
-        """``cuStreamSynchronize``."""
-        cu_check(driver.cuStreamSynchronize(self.handle), "cuStreamSynchronize")
-
-
-class CudaEvent(Event):
-    def __init__(self):
-        self.handle = cu_check(driver.cuEventCreate(0), "cuEventCreate")
-        self._finalizer = weakref.finalize(self, _quietly, driver.cuEventDestroy, self.handle)
-        self._finalizer.atexit = False
-
-    def record(self, stream: CudaStream | None = None) -> None:
-        """``cuEventRecord`` (on the null stream when ``stream`` is None)."""
-        cu_check(driver.cuEventRecord(self.handle, _stream_handle(stream)), "cuEventRecord")
-
-    def synchronize(self) -> None:
-        """``cuEventSynchronize``."""
-        cu_check(driver.cuEventSynchronize(self.handle), "cuEventSynchronize")
-
-    def elapsed_ms(self, end: "CudaEvent") -> float:
-        """``cuEventElapsedTime(self, end)``; both events must have completed."""
-        return float(cu_check(driver.cuEventElapsedTime(self.handle, end.handle),
-                              "cuEventElapsedTime"))
-
-
-def _quietly(destroy, handle) -> None:
-    """Release a handle from a finalizer, where raising would only print a warning."""
-    try:
-        destroy(handle)
-    except Exception:
-        pass
-
-
 _NULL_STREAM = None  # a CUstream(0), made once cuda-python is known to be there
-
-
-def _stream_handle(stream):
-    return _NULL_STREAM if stream is None else stream.handle
 
 
 def _init_driver() -> int:
@@ -281,13 +194,18 @@ def _init_driver() -> int:
     return cu_check(driver.cuDeviceGetCount(), "cuDeviceGetCount")
 
 
-class CudaDevice(Device):
-    """One NVIDIA GPU through the CUDA driver API, in its primary context."""
+class CudaDevice(GpuDevice):
+    """One NVIDIA GPU through the CUDA driver API, in its primary context. What it shares
+    with the hip backend is in :class:`~rodinia_bfs.runtime._gpu.GpuDevice`; here is
+    one driver call per method."""
 
     backend = "cuda"
+    _names = {"malloc": "cuMemAlloc", "free": "cuMemFree", "host_malloc": "cuMemHostAlloc",
+              "launch": "cuLaunchKernel", "launch_cooperative": "cuLaunchCooperativeKernel"}
 
     def __init__(self, device_id: int = 0):
         global _NULL_STREAM
+        super().__init__()
         count = _init_driver()
         if not 0 <= device_id < count:
             raise DeviceError(f"no NVIDIA GPU {device_id}: cuDeviceGetCount found {count}")
@@ -302,150 +220,129 @@ class CudaDevice(Device):
         if _NULL_STREAM is None:
             _NULL_STREAM = driver.CUstream(0)
 
-        self.name = _text(cu_check(driver.cuDeviceGetName(256, self.handle), "cuDeviceGetName"))
+        self.name = text(cu_check(driver.cuDeviceGetName(256, self.handle), "cuDeviceGetName"))
         self.total_memory = int(cu_check(driver.cuDeviceTotalMem(self.handle), "cuDeviceTotalMem"))
-        attribute = driver.CUdevice_attribute
-        self.compute_capability = (self._attribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
-                                   self._attribute(attribute.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
-        self.warp_size = self._attribute(attribute.CU_DEVICE_ATTRIBUTE_WARP_SIZE)
-        self.multiprocessor_count = self._attribute(attribute.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
-        self.max_threads_per_block = self._attribute(attribute.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
-        self.shared_memory_per_block = self._attribute(
-            attribute.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)
+        a = driver.CUdevice_attribute
+        self.compute_capability = (self._attribute(a.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR),
+                                   self._attribute(a.CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR))
+        self.warp_size = self._attribute(a.CU_DEVICE_ATTRIBUTE_WARP_SIZE)
+        self.multiprocessor_count = self._attribute(a.CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
+        self.max_threads_per_block = self._attribute(a.CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+        self.shared_memory_per_block = self._attribute(a.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)
+        self.max_shared_memory_per_block = max(self.shared_memory_per_block, self._attribute(
+            a.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN))
+        self.cooperative_launch = bool(self._attribute(a.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH))
+        self.clock_rate_hz = 1e9  # %globaltimer counts nanoseconds
         self.arch = "sm_%d%d" % self.compute_capability
-        self._frees = 0  # counts free() calls, so that cached kernel arguments notice them
         self._target = None  # what NVRTC compiles for, decided at the first compile
+
+    def activate(self) -> None:
+        """``cuCtxSetCurrent`` of this GPU's primary context."""
+        cu_check(driver.cuCtxSetCurrent(self.context), "cuCtxSetCurrent")
 
     def _attribute(self, which) -> int:
         return int(cu_check(driver.cuDeviceGetAttribute(which, self.handle),
                             f"cuDeviceGetAttribute({getattr(which, 'name', which)})"))
 
-    # -- compilation ---------------------------------------------------------------
-    def compile(self, source: str, name: str = "kernel.hip", defines: dict | None = None,
-                headers: dict[str, str] | None = None) -> CudaModule:
-        """NVRTC for this device (a cubin where NVRTC knows it), then ``cuModuleLoadData``."""
+    def _error_name(self, err) -> str:
+        return _error_name(err)
+
+    @staticmethod
+    def _stream(stream):
+        return _NULL_STREAM if stream is None else stream.handle
+
+    # -- compilation: NVRTC for this device (a cubin where NVRTC knows it) ---------------
+    def _compile(self, source, name, defines, headers):
         if self._target is None:
             self._target = nvrtc_target(*self.compute_capability)
-        code, compile_log = compile_program(source, self._target, name, defines, headers)
-        if compile_log:  # warnings: show them, as nvcc would
-            log.warning("NVRTC log for %s (%s):\n%s", name, self._target, compile_log)
-        handle = cu_check(driver.cuModuleLoadData(code), f"cuModuleLoadData({name}, {self._target})")
-        return CudaModule(handle, name, compile_log)
+        return compile_program(source, self._target, name, defines, headers)
 
-    # -- memory --------------------------------------------------------------------
-    def malloc(self, nbytes: int) -> DeviceBuffer:
-        """``cuMemAlloc`` (an empty buffer for 0 bytes, as ``hipMalloc`` gives)."""
-        nbytes = _checks.check_nbytes(nbytes)
-        if nbytes == 0:
-            return DeviceBuffer(0, 0, self)
-        err, ptr = driver.cuMemAlloc(nbytes)
-        if err:
-            raise DeviceError(self._allocation_failure("cuMemAlloc", nbytes, err))
-        return DeviceBuffer(int(ptr), nbytes, self)
+    def _module_load(self, code, name):
+        return cu_check(driver.cuModuleLoadData(code), f"cuModuleLoadData({name}, {self._target})")
 
-    def _allocation_failure(self, call: str, nbytes: int, err) -> str:
-        message = f"{call}({_checks.format_bytes(nbytes)}): {_error_name(err)}"
-        try:
-            free, total = cu_check(driver.cuMemGetInfo(), "cuMemGetInfo")
-            message += (f"; the device has {_checks.format_bytes(total)} in all, "
-                        f"{_checks.format_bytes(free)} free")
-        except DeviceError:
-            message += f"; the device has {_checks.format_bytes(self.total_memory)} in all"
-        return message
+    def _module_unload(self, handle):
+        driver.cuModuleUnload(handle)
 
-    def free(self, buf: DeviceBuffer) -> None:
-        """``cuMemFree``."""
-        _checks.check_free(buf, "cuMemFree")
-        if buf.ptr:
-            cu_check(driver.cuMemFree(buf.ptr), "cuMemFree")
-        buf.freed = True
-        self._frees += 1
+    def _module_get_function(self, module, name, module_name):
+        return cu_check(driver.cuModuleGetFunction(module, name.encode()),
+                        f"cuModuleGetFunction({name!r} in {module_name})")
 
-    def host_malloc(self, shape, dtype) -> PinnedArray:
-        """``cuMemHostAlloc``; released with ``cuMemFreeHost`` when the array (and every
-        view of it) is garbage collected."""
-        nbytes = _checks.pinned_nbytes(shape, dtype)
-        err, ptr = driver.cuMemHostAlloc(max(nbytes, 1), 0)
-        if err:
-            raise DeviceError(self._allocation_failure("cuMemHostAlloc", nbytes, err))
-        return _checks.pinned_array(int(ptr), nbytes, shape, dtype, _host_free)
+    # -- memory ------------------------------------------------------------------------
+    def _mem_alloc(self, nbytes):
+        return driver.cuMemAlloc(nbytes)
 
-    def memcpy_htod(self, dst: DeviceBuffer, src: np.ndarray) -> None:
-        """``cuMemcpyHtoD``."""
-        src = np.ascontiguousarray(src)
-        _checks.check_copy(src.nbytes, dst, "memcpy host to device")
-        if src.nbytes:
-            cu_check(driver.cuMemcpyHtoD(dst.ptr, _checks.host_buffer(src, "source"), src.nbytes),
-                     "cuMemcpyHtoD")
+    def _mem_get_info(self):
+        return cu_check(driver.cuMemGetInfo(), "cuMemGetInfo")
 
-    def memcpy_dtoh(self, dst: np.ndarray, src: DeviceBuffer) -> None:
-        """``cuMemcpyDtoH``."""
-        host = _checks.host_buffer(dst, "destination", writable=True)
-        _checks.check_copy(dst.nbytes, src, "memcpy device to host")
-        if dst.nbytes:
-            cu_check(driver.cuMemcpyDtoH(host, src.ptr, dst.nbytes), "cuMemcpyDtoH")
+    def _mem_free(self, ptr):
+        cu_check(driver.cuMemFree(ptr), "cuMemFree")
 
-    def memcpy_htod_async(self, dst: DeviceBuffer, src: np.ndarray, stream: CudaStream) -> None:
-        """``cuMemcpyHtoDAsync``."""
-        host = _checks.host_buffer(src, "source")
-        _checks.check_copy(src.nbytes, dst, "memcpy host to device")
-        if src.nbytes:
-            cu_check(driver.cuMemcpyHtoDAsync(dst.ptr, host, src.nbytes, _stream_handle(stream)),
-                     "cuMemcpyHtoDAsync")
+    def _host_alloc(self, nbytes):
+        return driver.cuMemHostAlloc(nbytes, 0)
 
-    def memcpy_dtoh_async(self, dst: np.ndarray, src: DeviceBuffer, stream: CudaStream) -> None:
-        """``cuMemcpyDtoHAsync``."""
-        host = _checks.host_buffer(dst, "destination", writable=True)
-        _checks.check_copy(dst.nbytes, src, "memcpy device to host")
-        if dst.nbytes:
-            cu_check(driver.cuMemcpyDtoHAsync(host, src.ptr, dst.nbytes, _stream_handle(stream)),
-                     "cuMemcpyDtoHAsync")
+    def _host_free(self, ptr):
+        quietly(driver.cuMemFreeHost, ptr)
 
-    def memset(self, buf: DeviceBuffer, byte: int, nbytes: int | None = None,
-               stream: CudaStream | None = None) -> None:
-        """``cuMemsetD8Async``."""
-        nbytes = buf.nbytes if nbytes is None else _checks.check_nbytes(nbytes)
-        if not 0 <= int(byte) <= 255:
-            raise DeviceError(f"memset: byte must be 0..255, got {byte}")
-        _checks.check_copy(nbytes, buf, "memset")
-        if nbytes:
-            cu_check(driver.cuMemsetD8Async(buf.ptr, int(byte), nbytes, _stream_handle(stream)),
-                     "cuMemsetD8Async")
+    def _copy_htod(self, dst, src, nbytes):
+        cu_check(driver.cuMemcpyHtoD(dst, src, nbytes), "cuMemcpyHtoD")
 
-    # -- execution -----------------------------------------------------------------
-    def stream(self) -> CudaStream:
-        return CudaStream()
+    def _copy_dtoh(self, dst, src, nbytes):
+        cu_check(driver.cuMemcpyDtoH(dst, src, nbytes), "cuMemcpyDtoH")
 
-    def event(self) -> CudaEvent:
-        return CudaEvent()
+    def _copy_htod_async(self, dst, src, nbytes, stream):
+        cu_check(driver.cuMemcpyHtoDAsync(dst, src, nbytes, stream), "cuMemcpyHtoDAsync")
 
-    def launch(self, kernel: CudaKernel, grid, block, args: Sequence, shared_mem: int = 0,
-               stream: CudaStream | None = None) -> None:
-        """``cuLaunchKernel`` with ``kernelParams``: the address of a ``void*[]``."""
-        gx, gy, gz = _checks.launch_dims(grid)
-        bx, by, bz = _checks.launch_dims(block)
-        params = kernel.packer.pack(args, self._frees)
-        err = driver.cuLaunchKernel(
-            kernel.handle, gx, gy, gz, bx, by, bz, shared_mem,
-            _NULL_STREAM if stream is None else stream.handle, params, 0)[0]
-        if err:
-            raise DeviceError(
-                f"cuLaunchKernel({kernel.name}, grid=({gx}, {gy}, {gz}), "
-                f"block=({bx}, {by}, {bz}), shared_mem={shared_mem}): {_error_name(err)}")
+    def _copy_dtoh_async(self, dst, src, nbytes, stream):
+        cu_check(driver.cuMemcpyDtoHAsync(dst, src, nbytes, stream), "cuMemcpyDtoHAsync")
 
-    def synchronize(self) -> None:
-        """``cuCtxSynchronize`` (what ``hipDeviceSynchronize`` is)."""
+    def _memset_async(self, ptr, byte, nbytes, stream):
+        cu_check(driver.cuMemsetD8Async(ptr, byte, nbytes, stream), "cuMemsetD8Async")
+
+    # -- streams and events ----------------------------------------------------------------
+    def _stream_create(self):
+        return cu_check(driver.cuStreamCreate(0), "cuStreamCreate")
+
+    def _stream_destroy(self, handle):
+        driver.cuStreamDestroy(handle)
+
+    def _stream_synchronize(self, handle):
+        cu_check(driver.cuStreamSynchronize(handle), "cuStreamSynchronize")
+
+    def _event_create(self):
+        return cu_check(driver.cuEventCreate(0), "cuEventCreate")
+
+    def _event_destroy(self, handle):
+        driver.cuEventDestroy(handle)
+
+    def _event_record(self, handle, stream):
+        cu_check(driver.cuEventRecord(handle, stream), "cuEventRecord")
+
+    def _event_synchronize(self, handle):
+        cu_check(driver.cuEventSynchronize(handle), "cuEventSynchronize")
+
+    def _event_elapsed_ms(self, start, end):
+        return cu_check(driver.cuEventElapsedTime(start, end), "cuEventElapsedTime")
+
+    # -- launches ----------------------------------------------------------------------------
+    def _launch_kernel(self, kernel, grid, block, shared_mem, stream, params, cooperative):
+        if cooperative:
+            return driver.cuLaunchCooperativeKernel(kernel.handle, *grid, *block, shared_mem,
+                                                    stream, params)[0]
+        return driver.cuLaunchKernel(kernel.handle, *grid, *block, shared_mem, stream, params, 0)[0]
+
+    def _occupancy(self, kernel, block_size, shared_mem):
+        return cu_check(
+            driver.cuOccupancyMaxActiveBlocksPerMultiprocessor(kernel.handle, block_size, shared_mem),
+            f"cuOccupancyMaxActiveBlocksPerMultiprocessor({kernel.name}, {block_size} threads, "
+            f"{shared_mem} bytes of shared memory)")
+
+    def _set_max_dynamic_shared(self, kernel, nbytes):
+        cu_check(driver.cuFuncSetAttribute(
+            kernel.handle, driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            nbytes), f"cuFuncSetAttribute({kernel.name}, {nbytes} bytes of dynamic shared memory)")
+
+    def _device_synchronize(self):
         cu_check(driver.cuCtxSynchronize(), "cuCtxSynchronize")
-
-
-def _host_free(ptr: int) -> None:
-    _quietly(driver.cuMemFreeHost, ptr)
-
-
-def _text(value) -> str:
-    if isinstance(value, (bytes, bytearray)):
-        value = bytes(value).split(b"\0", 1)[0].decode(errors="replace")
-    return str(value).strip()
 
 
 # ---------------------------------------------------------------------------------

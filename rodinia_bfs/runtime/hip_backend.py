@@ -27,23 +27,12 @@ import os
 import platform
 import re
 import sysconfig
-import weakref
 from pathlib import Path
-from typing import Sequence
 
-import numpy as np
 
 from rodinia_bfs.errors import CompileError, DeviceError
 from rodinia_bfs.runtime import _checks
-from rodinia_bfs.runtime.base import (
-    Device,
-    DeviceBuffer,
-    Event,
-    Kernel,
-    Module,
-    PinnedArray,
-    Stream,
-)
+from rodinia_bfs.runtime._gpu import GpuDevice, text
 
 try:
     from hip import hip, hiprtc
@@ -334,8 +323,8 @@ def compile_program(source: str, arch: str, name: str = "kernel.hip",
                     headers: dict[str, str] | None = None) -> tuple[bytes, str]:
     """Compile HIP C++ ``source`` with hiprtc for ``arch``; returns ``(code object, log)``.
 
-    The headers of ``hip_kernels/`` (plus ``headers``) are handed to hiprtc in memory,
-    so ``#include "bfs_common.h"`` works wherever the package is installed. Raises
+    ``headers`` (include name -> text) are handed to hiprtc in memory, so that
+    ``#include "bfs_common.h"`` works wherever the package is installed. Raises
     :class:`CompileError` with hiprtc's full log when the source does not compile.
     """
     _require_hip_python()
@@ -387,68 +376,9 @@ def compile_for_arch(source: str, arch: str, name: str = "kernel.hip",
 # The device
 # ---------------------------------------------------------------------------------
 
-class HipKernel(Kernel):
-    def __init__(self, module: "HipModule", name: str, handle):
-        self.module = module  # keeps the code loaded as long as the kernel is used
-        self.name = name
-        self.handle = handle  # hipFunction_t
-        self.packer = _checks.ArgPacker()  # this kernel's kernelParams, reused launch after launch
-
-
-class HipModule(Module):
-    """A code object loaded with ``hipModuleLoadData``; ``log`` is hiprtc's output."""
-
-    def __init__(self, handle, name: str, log_text: str):
-        self.handle = handle
-        self.name = name
-        self.log = log_text
-        self._kernels: dict[str, HipKernel] = {}
-        self._finalizer = weakref.finalize(self, _quietly, hip.hipModuleUnload, handle)
-        self._finalizer.atexit = False
-
-    def get_function(self, name: str) -> HipKernel:
-        """``hipModuleGetFunction``."""
-        kernel = self._kernels.get(name)
-        if kernel is None:
-            handle = hip_check(hip.hipModuleGetFunction(self.handle, name.encode()),
-                               f"hipModuleGetFunction({name!r} in {self.name})")
-            kernel = self._kernels[name] = HipKernel(self, name, handle)
-        return kernel
-
-
-class HipStream(Stream):
-    def __init__(self):
-        self.handle = hip_check(hip.hipStreamCreate(), "hipStreamCreate")
-        self._finalizer = weakref.finalize(self, _quietly, hip.hipStreamDestroy, self.handle)
-        self._finalizer.atexit = False
-
-    def synchronize(self) -> None:
-        """``hipStreamSynchronize``."""
-        hip_check(hip.hipStreamSynchronize(self.handle), "hipStreamSynchronize")
-
-
-class HipEvent(Event):
-    def __init__(self):
-        self.handle = hip_check(hip.hipEventCreate(), "hipEventCreate")
-        self._finalizer = weakref.finalize(self, _quietly, hip.hipEventDestroy, self.handle)
-        self._finalizer.atexit = False
-
-    def record(self, stream: HipStream | None = None) -> None:
-        """``hipEventRecord`` (on the null stream when ``stream`` is None)."""
-        hip_check(hip.hipEventRecord(self.handle, _stream_handle(stream)), "hipEventRecord")
-
-    def synchronize(self) -> None:
-        """``hipEventSynchronize``."""
-        hip_check(hip.hipEventSynchronize(self.handle), "hipEventSynchronize")
-
-    def elapsed_ms(self, end: "HipEvent") -> float:
-        """``hipEventElapsedTime(self, end)``; both events must have completed."""
-        return float(hip_check(hip.hipEventElapsedTime(self.handle, end.handle),
-                               "hipEventElapsedTime"))
-
-
 def _quietly(destroy, handle) -> None:
-    """Release a handle from a finalizer, where raising would only print a warning."""
+    """Release a handle from a finalizer, where raising would only print a warning; an
+    error it returns must not linger for the next hipGetLastError."""
     try:
         if destroy(handle)[0]:
             _clear_last_error()
@@ -456,22 +386,17 @@ def _quietly(destroy, handle) -> None:
         pass
 
 
-def _stream_handle(stream):
-    return None if stream is None else stream.handle  # None: the null stream
-
-
-def _text(value) -> str:
-    if isinstance(value, (bytes, bytearray)):
-        value = bytes(value).split(b"\0", 1)[0].decode(errors="replace")
-    return str(value).strip()
-
-
-class HipDevice(Device):
-    """One AMD GPU through the HIP runtime."""
+class HipDevice(GpuDevice):
+    """One AMD GPU through the HIP runtime. What it shares with the cuda backend is in
+    :class:`~rodinia_bfs.runtime._gpu.GpuDevice`; here is one HIP call per method."""
 
     backend = "hip"
+    _names = {"malloc": "hipMalloc", "free": "hipFree", "host_malloc": "hipHostMalloc",
+              "launch": "hipModuleLaunchKernel",
+              "launch_cooperative": "hipModuleLaunchCooperativeKernel"}
 
     def __init__(self, device_id: int = 0):
+        super().__init__()
         _require_hip_python()
         configure_libraries()
         if not LIBRARIES.get("hip"):
@@ -486,131 +411,136 @@ class HipDevice(Device):
         hip_check(hip.hipSetDevice(device_id), f"hipSetDevice({device_id})")
 
         props = _loading(lambda: _device_properties(device_id))
-        self.name = _text(props.name)
+        self.name = text(props.name)
         #: The full target, with feature flags: ``"gfx90a:sramecc+:xnack-"``.
-        self.gcn_arch_name = _text(props.gcnArchName)
+        self.gcn_arch_name = text(props.gcnArchName)
         self.arch = offload_arch(self.gcn_arch_name)
         self.warp_size = int(props.warpSize)
         self.total_memory = int(props.totalGlobalMem)
         self.multiprocessor_count = int(props.multiProcessorCount)
         self.max_threads_per_block = int(props.maxThreadsPerBlock)
         self.shared_memory_per_block = int(props.sharedMemPerBlock)
-        self._frees = 0  # counts free() calls, so that cached kernel arguments notice them
+        # AMD GPUs give a block all of its LDS (64 KiB) without opting in.
+        self.max_shared_memory_per_block = max(self.shared_memory_per_block,
+                                               int(getattr(props, "sharedMemPerBlockOptin", 0) or 0))
+        self.cooperative_launch = bool(getattr(props, "cooperativeLaunch", 1))
+        # wall_clock64() counts at wallClockRate kHz (100 MHz on MI200 and MI300).
+        self.clock_rate_hz = 1000.0 * float(hip_check(hip.hipDeviceGetAttribute(
+            hip.hipDeviceAttribute_t.hipDeviceAttributeWallClockRate, device_id),
+            "hipDeviceGetAttribute(hipDeviceAttributeWallClockRate)"))
 
-    # -- compilation ---------------------------------------------------------------
-    def compile(self, source: str, name: str = "kernel.hip", defines: dict | None = None,
-                headers: dict[str, str] | None = None) -> HipModule:
-        """hiprtc for this device's architecture, then ``hipModuleLoadData``."""
-        code, compile_log = compile_program(source, self.arch, name, defines, headers)
-        if compile_log:  # warnings: show them, as hipcc would
-            log.warning("hiprtc log for %s (%s):\n%s", name, self.arch, compile_log)
-        handle = hip_check(hip.hipModuleLoadData(code), f"hipModuleLoadData({name})")
-        return HipModule(handle, name, compile_log)
+    def activate(self) -> None:
+        """``hipSetDevice``."""
+        hip_check(hip.hipSetDevice(self.device_id), f"hipSetDevice({self.device_id})")
 
-    # -- memory --------------------------------------------------------------------
-    def malloc(self, nbytes: int) -> DeviceBuffer:
-        """``hipMalloc``."""
-        nbytes = _checks.check_nbytes(nbytes)
+    def _error_name(self, err) -> str:
+        return _error_name(err)
+
+    # -- compilation: hiprtc for this device's architecture ---------------------------------
+    def _compile(self, source, name, defines, headers):
+        return compile_program(source, self.arch, name, defines, headers)
+
+    def _module_load(self, code, name):
+        return hip_check(hip.hipModuleLoadData(code), f"hipModuleLoadData({name})")
+
+    def _module_unload(self, handle):
+        _quietly(hip.hipModuleUnload, handle)
+
+    def _module_get_function(self, module, name, module_name):
+        return hip_check(hip.hipModuleGetFunction(module, name.encode()),
+                         f"hipModuleGetFunction({name!r} in {module_name})")
+
+    # -- memory ------------------------------------------------------------------------------
+    def _mem_alloc(self, nbytes):
         err, ptr = hip.hipMalloc(nbytes)
         if err:
             _clear_last_error()
-            raise DeviceError(self._allocation_failure("hipMalloc", nbytes, err))
-        return DeviceBuffer(int(ptr) if ptr is not None else 0, nbytes, self)
+        return err, ptr
 
-    def _allocation_failure(self, call: str, nbytes: int, err) -> str:
-        message = f"{call}({_checks.format_bytes(nbytes)}): {_error_name(err)}"
-        try:
-            free, total = hip_check(hip.hipMemGetInfo(), "hipMemGetInfo")
-            message += (f"; the device has {_checks.format_bytes(total)} in all, "
-                        f"{_checks.format_bytes(free)} free")
-        except DeviceError:
-            message += f"; the device has {_checks.format_bytes(self.total_memory)} in all"
-        return message
+    def _mem_get_info(self):
+        return hip_check(hip.hipMemGetInfo(), "hipMemGetInfo")
 
-    def free(self, buf: DeviceBuffer) -> None:
-        """``hipFree``."""
-        _checks.check_free(buf, "hipFree")
-        hip_check(hip.hipFree(buf.ptr), "hipFree")
-        buf.freed = True
-        self._frees += 1
+    def _mem_free(self, ptr):
+        hip_check(hip.hipFree(ptr), "hipFree")
 
-    def host_malloc(self, shape, dtype) -> PinnedArray:
-        """``hipHostMalloc``; the memory is released with ``hipHostFree`` when the
-        array (and every view of it) is garbage collected."""
-        nbytes = _checks.pinned_nbytes(shape, dtype)
-        err, ptr = hip.hipHostMalloc(max(nbytes, 1), hip.hipHostMallocDefault)
+    def _host_alloc(self, nbytes):
+        err, ptr = hip.hipHostMalloc(nbytes, hip.hipHostMallocDefault)
         if err:
             _clear_last_error()
-            raise DeviceError(self._allocation_failure("hipHostMalloc", nbytes, err))
-        return _checks.pinned_array(int(ptr), nbytes, shape, dtype, _host_free)
+        return err, ptr
 
-    def memcpy_htod(self, dst: DeviceBuffer, src: np.ndarray) -> None:
-        """``hipMemcpy(dst, src, n, hipMemcpyHostToDevice)``."""
-        src = np.ascontiguousarray(src)
-        _checks.check_copy(src.nbytes, dst, "memcpy host to device")
-        hip_check(hip.hipMemcpy(dst.ptr, _checks.host_buffer(src, "source"), src.nbytes,
-                                hip.hipMemcpyKind.hipMemcpyHostToDevice), "hipMemcpy(HostToDevice)")
+    def _host_free(self, ptr):
+        _quietly(hip.hipHostFree, ptr)
 
-    def memcpy_dtoh(self, dst: np.ndarray, src: DeviceBuffer) -> None:
-        """``hipMemcpy(dst, src, n, hipMemcpyDeviceToHost)``."""
-        host = _checks.host_buffer(dst, "destination", writable=True)
-        _checks.check_copy(dst.nbytes, src, "memcpy device to host")
-        hip_check(hip.hipMemcpy(host, src.ptr, dst.nbytes,
-                                hip.hipMemcpyKind.hipMemcpyDeviceToHost), "hipMemcpy(DeviceToHost)")
+    def _copy_htod(self, dst, src, nbytes):
+        hip_check(hip.hipMemcpy(dst, src, nbytes, hip.hipMemcpyKind.hipMemcpyHostToDevice),
+                  "hipMemcpy(HostToDevice)")
 
-    def memcpy_htod_async(self, dst: DeviceBuffer, src: np.ndarray, stream: HipStream) -> None:
-        """``hipMemcpyAsync(..., hipMemcpyHostToDevice, stream)``."""
-        host = _checks.host_buffer(src, "source")
-        _checks.check_copy(src.nbytes, dst, "memcpy host to device")
-        hip_check(hip.hipMemcpyAsync(dst.ptr, host, src.nbytes,
-                                     hip.hipMemcpyKind.hipMemcpyHostToDevice, _stream_handle(stream)),
-                  "hipMemcpyAsync(HostToDevice)")
+    def _copy_dtoh(self, dst, src, nbytes):
+        hip_check(hip.hipMemcpy(dst, src, nbytes, hip.hipMemcpyKind.hipMemcpyDeviceToHost),
+                  "hipMemcpy(DeviceToHost)")
 
-    def memcpy_dtoh_async(self, dst: np.ndarray, src: DeviceBuffer, stream: HipStream) -> None:
-        """``hipMemcpyAsync(..., hipMemcpyDeviceToHost, stream)``."""
-        host = _checks.host_buffer(dst, "destination", writable=True)
-        _checks.check_copy(dst.nbytes, src, "memcpy device to host")
-        hip_check(hip.hipMemcpyAsync(host, src.ptr, dst.nbytes,
-                                     hip.hipMemcpyKind.hipMemcpyDeviceToHost, _stream_handle(stream)),
-                  "hipMemcpyAsync(DeviceToHost)")
+    def _copy_htod_async(self, dst, src, nbytes, stream):
+        hip_check(hip.hipMemcpyAsync(dst, src, nbytes, hip.hipMemcpyKind.hipMemcpyHostToDevice,
+                                     stream), "hipMemcpyAsync(HostToDevice)")
 
-    def memset(self, buf: DeviceBuffer, byte: int, nbytes: int | None = None,
-               stream: HipStream | None = None) -> None:
-        """``hipMemsetAsync``."""
-        nbytes = buf.nbytes if nbytes is None else _checks.check_nbytes(nbytes)
-        if not 0 <= int(byte) <= 255:
-            raise DeviceError(f"memset: byte must be 0..255, got {byte}")
-        _checks.check_copy(nbytes, buf, "memset")
-        hip_check(hip.hipMemsetAsync(buf.ptr, int(byte), nbytes, _stream_handle(stream)),
-                  "hipMemsetAsync")
+    def _copy_dtoh_async(self, dst, src, nbytes, stream):
+        hip_check(hip.hipMemcpyAsync(dst, src, nbytes, hip.hipMemcpyKind.hipMemcpyDeviceToHost,
+                                     stream), "hipMemcpyAsync(DeviceToHost)")
 
-    # -- execution -----------------------------------------------------------------
-    def stream(self) -> HipStream:
-        return HipStream()
+    def _memset_async(self, ptr, byte, nbytes, stream):
+        hip_check(hip.hipMemsetAsync(ptr, byte, nbytes, stream), "hipMemsetAsync")
 
-    def event(self) -> HipEvent:
-        return HipEvent()
+    # -- streams and events ----------------------------------------------------------------
+    def _stream_create(self):
+        return hip_check(hip.hipStreamCreate(), "hipStreamCreate")
 
-    def launch(self, kernel: HipKernel, grid, block, args: Sequence, shared_mem: int = 0,
-               stream: HipStream | None = None) -> None:
-        """``hipModuleLaunchKernel``, then ``hipGetLastError``."""
-        gx, gy, gz = _checks.launch_dims(grid)
-        bx, by, bz = _checks.launch_dims(block)
-        params = kernel.packer.pack(args, self._frees)  # the address of the void* kernelParams[]
-        err = hip.hipModuleLaunchKernel(
-            kernel.handle, gx, gy, gz, bx, by, bz, shared_mem,
-            None if stream is None else stream.handle, params, None)[0]
+    def _stream_destroy(self, handle):
+        _quietly(hip.hipStreamDestroy, handle)
+
+    def _stream_synchronize(self, handle):
+        hip_check(hip.hipStreamSynchronize(handle), "hipStreamSynchronize")
+
+    def _event_create(self):
+        return hip_check(hip.hipEventCreate(), "hipEventCreate")
+
+    def _event_destroy(self, handle):
+        _quietly(hip.hipEventDestroy, handle)
+
+    def _event_record(self, handle, stream):
+        hip_check(hip.hipEventRecord(handle, stream), "hipEventRecord")
+
+    def _event_synchronize(self, handle):
+        hip_check(hip.hipEventSynchronize(handle), "hipEventSynchronize")
+
+    def _event_elapsed_ms(self, start, end):
+        return hip_check(hip.hipEventElapsedTime(start, end), "hipEventElapsedTime")
+
+    # -- launches, then hipGetLastError as after every launch in HIP code ----------------------
+    def _launch_kernel(self, kernel, grid, block, shared_mem, stream, params, cooperative):
+        if cooperative:
+            err = hip.hipModuleLaunchCooperativeKernel(kernel.handle, *grid, *block, shared_mem,
+                                                       stream, params)[0]
+        else:
+            err = hip.hipModuleLaunchKernel(kernel.handle, *grid, *block, shared_mem, stream,
+                                            params, None)[0]
         if not err:
-            # As after every launch in HIP code: an error the launch left behind.
             err = hip.hipGetLastError()[0]
         if err:
             _clear_last_error()
-            raise DeviceError(
-                f"hipModuleLaunchKernel({kernel.name}, grid=({gx}, {gy}, {gz}), "
-                f"block=({bx}, {by}, {bz}), shared_mem={shared_mem}): {_error_name(err)}")
+        return err
 
-    def synchronize(self) -> None:
-        """``hipDeviceSynchronize``."""
+    def _occupancy(self, kernel, block_size, shared_mem):
+        return hip_check(
+            hip.hipModuleOccupancyMaxActiveBlocksPerMultiprocessor(kernel.handle, block_size,
+                                                                   shared_mem),
+            f"hipModuleOccupancyMaxActiveBlocksPerMultiprocessor({kernel.name}, {block_size} "
+            f"threads, {shared_mem} bytes of shared memory)")
+
+    def _set_max_dynamic_shared(self, kernel, nbytes):
+        pass  # AMD GPUs give every block the LDS it asks for, up to the limit checked above
+
+    def _device_synchronize(self):
         hip_check(hip.hipDeviceSynchronize(), "hipDeviceSynchronize")
 
 
@@ -624,10 +554,6 @@ def _device_properties(device_id: int):
         props = hip.hipDeviceProp_t()
         hip_check(hip.hipGetDeviceProperties(props, device_id), call)
         return props
-
-
-def _host_free(ptr: int) -> None:
-    _quietly(hip.hipHostFree, ptr)
 
 
 # ---------------------------------------------------------------------------------

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.variants.balanced import BalancedBFS
-from rodinia_bfs.variants.base import BFSRun, GPUStep, check_source
+from rodinia_bfs.variants.base import GPUStep
 from rodinia_bfs.variants.privatized import PrivatizedBFS
 from rodinia_bfs.variants.push_pull import PushPullBFS
 from rodinia_bfs.variants.queue import QueueBFS
 from rodinia_bfs.variants.rodinia import RodiniaBFS
 
+# [steps-registry-begin]
 #: GPU steps in tutorial order.
 STEPS: dict[str, type[GPUStep]] = {
     RodiniaBFS.name: RodiniaBFS,
@@ -22,6 +23,7 @@ STEPS: dict[str, type[GPUStep]] = {
     BalancedBFS.name: BalancedBFS,
     PushPullBFS.name: PushPullBFS,
 }
+# [steps-registry-end]
 
 #: Every variant name ``--variant`` accepts (besides ``all``).
 VARIANT_NAMES = ("reference", *STEPS)
@@ -36,4 +38,4 @@ def get_step(name: str) -> type[GPUStep]:
         ) from None
 
 
-__all__ = ["BFSRun", "GPUStep", "STEPS", "VARIANT_NAMES", "check_source", "get_step"]
+__all__ = ["GPUStep", "STEPS", "VARIANT_NAMES", "get_step"]

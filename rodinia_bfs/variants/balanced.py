@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import Device, ceil_div
-from rodinia_bfs.variants.base import BFSRun, GPUStep, check_fits, check_source
-
-#: Most threads a block may have on every target.
-MAX_BLOCK_SIZE = 1024
+from rodinia_bfs.variants.base import GPUStep, LevelTimer, check_fits
 
 #: Default threads per block: a multiple of both warp widths (32 and 64).
 BLOCK_SIZE = 256
@@ -31,9 +29,6 @@ PIECE_TRIPS = 8
 #: discovered most often. With 256 threads the two take 7 KiB of shared memory.
 LOCAL_SMALL_PER_THREAD = 6
 LOCAL_MEDIUM_PER_THREAD = 1
-
-#: Static shared memory a block may use on every target (CUDA's limit without opting in).
-MAX_STATIC_SHARED = 48 * 1024
 
 #: Default cap on the blocks of each section of a launch: more than a GPU holds at
 #: once, so normally every queue entry gets its own thread, warp or block; the tests
@@ -96,7 +91,7 @@ class BalancedBFS(GPUStep):
         super().__init__(device, graph)
         defines = tunables(device.warp_size, block_size, warp_threshold, block_threshold,
                            block_piece, local_small, local_medium)
-        self._check_tunables(device.warp_size, defines, max_blocks)
+        self._check_tunables(device, defines, max_blocks)
         self.block_size = block_size
         self.warps_per_block = block_size // device.warp_size
         self.warp_threshold = defines["WARP_THRESHOLD"]
@@ -138,24 +133,28 @@ class BalancedBFS(GPUStep):
         # at the start of every BFS (as all its pieces, if it is a large vertex).
         self.h_counts = device.host_malloc(len(QUEUES) * COUNTER_STRIDE, np.uint32)
         self.h_source = device.host_malloc(2 * max(int(pieces.max(initial=1)), 1), np.int32)
-        self.stream = device.stream()
     # [balanced-setup-end]
 
     @staticmethod
-    def _check_tunables(warp_size: int, d: dict, max_blocks: int) -> None:
-        block = d["BLOCK_SIZE"]
-        if not warp_size <= block <= MAX_BLOCK_SIZE or block % warp_size:
+    def _check_tunables(device: Device, d: dict, max_blocks: int) -> None:
+        """Refuse, before compiling, tunables the kernel or the device cannot take."""
+        warp_size, block = device.warp_size, d["BLOCK_SIZE"]
+        most_threads = device.max_threads_per_block
+        if not warp_size <= block <= most_threads or block % warp_size:
             raise RodiniaBFSError(f"block_size must be a multiple of the warp size ({warp_size}) "
-                                  f"up to {MAX_BLOCK_SIZE}, got {block}")
+                                  f"up to {most_threads}, got {block}")
         if not 1 <= d["WARP_THRESHOLD"] <= d["BLOCK_THRESHOLD"] or d["BLOCK_PIECE"] < 1:
             raise RodiniaBFSError(
                 "need 1 <= warp_threshold <= block_threshold and block_piece >= 1, got "
                 f"{d['WARP_THRESHOLD']}, {d['BLOCK_THRESHOLD']} and {d['BLOCK_PIECE']}")
+        # The local queues are static shared memory, within what a block gets without
+        # opting in to more (48 KiB on NVIDIA GPUs, 64 KiB on AMD ones).
+        most_shared = device.shared_memory_per_block
         shared = 4 * (d["LOCAL_SMALL"] + d["LOCAL_MEDIUM"]) + 16
-        if min(d["LOCAL_SMALL"], d["LOCAL_MEDIUM"]) < 1 or shared > MAX_STATIC_SHARED:
+        if min(d["LOCAL_SMALL"], d["LOCAL_MEDIUM"]) < 1 or shared > most_shared:
             raise RodiniaBFSError(
                 "local_small and local_medium need at least 1 entry each and "
-                f"{MAX_STATIC_SHARED // 1024} KiB of shared memory at most (4 bytes each), "
+                f"{most_shared // 1024} KiB of shared memory at most (4 bytes each), "
                 f"got {d['LOCAL_SMALL']} and {d['LOCAL_MEDIUM']}")
         if max_blocks < 1:
             raise RodiniaBFSError(f"max_blocks must be at least 1, got {max_blocks}")
@@ -197,9 +196,8 @@ class BalancedBFS(GPUStep):
         dev.memcpy_htod_async(self.queues[0][queue].view(0, 4), staged[:1], s)
         return [1, 0, 0] if queue == "small" else [0, 1, 0]
 
-    def search(self, source: int, profile: bool = False) -> BFSRun:
-        source = check_source(self.graph, source)
-        small_count, medium_count, large_count = self._reset(source)
+    def _host_loop(self, start: list[int], timer: LevelTimer) -> BFSResult:
+        small_count, medium_count, large_count = start
         dev, stream = self.device, self.stream
         n = self.graph.num_vertices
         current, following = self.queues
@@ -207,10 +205,6 @@ class BalancedBFS(GPUStep):
         set_bytes = len(QUEUES) * COUNTER_STRIDE * 4
         count_sets = [self.counts.view(0, set_bytes), self.counts.view(set_bytes, set_bytes)]
         enqueued, pieces = small_count + medium_count, large_count
-        times = []
-        marks = [dev.event()] if profile else []
-        if profile:
-            marks[0].record(stream)
 
         # [balanced-host-loop-begin]
         level = 0
@@ -233,9 +227,7 @@ class BalancedBFS(GPUStep):
             # The kernel counted the next level's queues into counter set (level + 1) % 2.
             dev.memcpy_dtoh_async(h, count_sets[(level + 1) % 2], stream)
             stream.synchronize()  # wait for the copy: h holds the next queues' lengths
-            if profile:
-                marks.append(dev.event())
-                marks[-1].record(stream)
+            timer.end_level()  # with profile=True: an event after each level
             current, following = following, current
             small_count, medium_count, large_count = int(h[0]), int(h[stride]), int(h[2 * stride])
             level += 1
@@ -243,18 +235,10 @@ class BalancedBFS(GPUStep):
             # kernel: stop, rather than loop for ever or write past a queue's end.
             enqueued += small_count + medium_count
             pieces += large_count
-            if enqueued > n or pieces > self.large_capacity:
-                raise DeviceError(
-                    f"balanced BFS did not finish: after {level} levels its queues held "
-                    f"{enqueued} vertices and {pieces} pieces, more than the graph's {n} "
-                    f"vertices and {self.large_capacity} pieces"
-                )
-        iterations = level
+            self._runaway_guard(level, enqueued, n, "vertices enqueued")
+            self._runaway_guard(level, pieces, self.large_capacity, "pieces enqueued")
         # [balanced-host-loop-end]
 
-        if profile:
-            marks[-1].synchronize()
-            times = [a.elapsed_ms(b) for a, b in zip(marks, marks[1:])]
         if self.count_paths:
             counted = dev.from_device(self.path_counts, 2 * len(QUEUES), np.uint64)
             #: What each path expanded in the last run: queue entries and their edges.
@@ -262,10 +246,4 @@ class BalancedBFS(GPUStep):
                 name: {"entries": int(counted[k]), "edges": int(counted[len(QUEUES) + k])}
                 for k, name in enumerate(QUEUES)
             }
-        return BFSRun(iterations=iterations, level_times_ms=times)
-
-    def results(self):
-        """The levels and parents of the last search."""
-        n = self.graph.num_vertices
-        return (self.device.from_device(self.levels, n, np.int32),
-                self.device.from_device(self.parents, n, np.int32))
+        return BFSResult(iterations=level)

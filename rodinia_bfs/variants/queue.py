@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import Device, ceil_div
-from rodinia_bfs.variants.base import BFSRun, GPUStep, check_fits, check_source
+from rodinia_bfs.variants.base import GPUStep, LevelTimer, check_fits
 
 #: The most blocks one launch uses. Far more than a GPU holds at once, so in practice
 #: every frontier gets a thread per vertex; a smaller cap (the tests use 1 or 2) makes
@@ -28,6 +29,11 @@ class QueueBFS(GPUStep):
     name = "queue"
     kernel_file = "queue.hip"
     returns_parents = True
+    reports_frontier_sizes = True
+    #: The kernel the host loop launches once per level.
+    kernel_name = "queue_expand"
+    #: bfs_u32 counters the kernel gets; the first is the next frontier's size.
+    counter_words = 1
 
     @classmethod
     def default_defines(cls, warp_size: int) -> dict:
@@ -37,16 +43,18 @@ class QueueBFS(GPUStep):
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = 256,
                  max_blocks: int = MAX_BLOCKS):
         super().__init__(device, graph)
-        if block_size < 1 or max_blocks < 1:
-            raise RodiniaBFSError(
-                f"block_size={block_size}, max_blocks={max_blocks}: both must be at least 1"
-            )
+        most = device.max_threads_per_block
+        if not 1 <= block_size <= most:
+            raise RodiniaBFSError(f"block_size must be 1..{most}, got {block_size}")
+        if max_blocks < 1:
+            raise RodiniaBFSError(f"max_blocks must be at least 1, got {max_blocks}")
         # offsets (8 B) + levels + parents + two queues (4 B each) per vertex, 4 B per edge.
         check_fits(device, graph, bytes_per_vertex=24, bytes_per_edge=4)
         self.block_size = block_size
         self.max_blocks = max_blocks
-        module = self._compile({"BLOCK_SIZE": block_size})
-        self.expand = module.get_function("queue_expand")
+        # The tunables and the kernel's name come from the class: chapter 3's step
+        # derives from this one and changes both.
+        self.expand = self._compile(self.defines()).get_function(self.kernel_name)
 
         n = graph.num_vertices
         self.offsets = self._upload(graph.offsets)  # hipMalloc + hipMemcpy
@@ -57,12 +65,17 @@ class QueueBFS(GPUStep):
         # suffice for any level. Two queues: one is read while the other is filled.
         self.frontier = self._alloc(4 * n)
         self.next_frontier = self._alloc(4 * n)
-        self.next_size = self._alloc(4)  # bfs_u32: the atomicAdd counter
+        # bfs_u32: the atomicAdd counter (a step may want more counters after it).
+        self.counters = self._alloc(4 * self.counter_words)
+        self.next_size = self.counters.view(0, 4)
         # Pinned host memory: the counter comes back into h_size every level, and
         # h_source holds the source id that the reset copies to the device.
         self.h_size = device.host_malloc(1, np.uint32)
         self.h_source = device.host_malloc(1, np.int32)
-        self.stream = device.stream()
+
+    def defines(self) -> dict:
+        """The kernel's ``-D`` tunables."""
+        return {"BLOCK_SIZE": self.block_size}
     # [queue-setup-end]
 
     def _reset(self, source: int) -> None:
@@ -77,16 +90,10 @@ class QueueBFS(GPUStep):
         dev.memcpy_htod_async(self.parents.view(4 * source, 4), self.h_source, s)
         dev.memcpy_htod_async(self.frontier.view(0, 4), self.h_source, s)
 
-    def search(self, source: int, profile: bool = False) -> BFSRun:
-        source = check_source(self.graph, source)
-        self._reset(source)
+    def _host_loop(self, start, timer: LevelTimer) -> BFSResult:
         dev, stream = self.device, self.stream
         n = self.graph.num_vertices
         frontier, next_frontier = self.frontier, self.next_frontier
-        times = []
-        marks = [dev.event()] if profile else []
-        if profile:
-            marks[0].record(stream)
 
         # [queue-host-loop-begin]
         size, level = 1, 0  # the source alone, at level 0
@@ -104,27 +111,10 @@ class QueueBFS(GPUStep):
             size = int(self.h_size[0])  # ... and sizes the next launch
             frontier, next_frontier = next_frontier, frontier
             level += 1
-            if profile:
-                marks.append(dev.event())
-                marks[-1].record(stream)
+            timer.end_level()  # with profile=True: an event after each level
             # Each vertex is enqueued at most once per BFS, so more than n in all means
             # the kernel enqueued some vertex twice: stop rather than loop or overrun.
             enqueued += size
-            if enqueued > n:
-                raise DeviceError(
-                    f"queue BFS did not finish: after {level} levels its queues held "
-                    f"{enqueued} vertices, more than the graph's {n}"
-                )
-        iterations = level
+            self._runaway_guard(level, enqueued, n, "vertices enqueued")
         # [queue-host-loop-end]
-
-        if profile:
-            marks[-1].synchronize()
-            times = [a.elapsed_ms(b) for a, b in zip(marks, marks[1:])]
-        return BFSRun(iterations=iterations, level_times_ms=times, frontier_sizes=sizes)
-
-    def results(self):
-        """The levels and parents of the last search."""
-        n = self.graph.num_vertices
-        return (self.device.from_device(self.levels, n, np.int32),
-                self.device.from_device(self.parents, n, np.int32))
+        return BFSResult(iterations=level, frontier_sizes=sizes)

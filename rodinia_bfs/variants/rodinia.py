@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from rodinia_bfs.errors import DeviceError
 from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import Device, ceil_div
-from rodinia_bfs.variants.base import BFSRun, GPUStep, check_fits, check_source
+from rodinia_bfs.variants.base import GPUStep, LevelTimer, check_fits
 
 
 class RodiniaBFS(GPUStep):
@@ -46,7 +46,6 @@ class RodiniaBFS(GPUStep):
         # Pinned (page-locked) host memory: the GPU copies into it directly, so the
         # per-level copy of g_over is one small DMA with no staging through pageable memory.
         self.h_over = device.host_malloc(1, np.bool_)
-        self.stream = device.stream()
         self.grid = ceil_div(n, block_size)
     # [rodinia-setup-end]
 
@@ -62,19 +61,13 @@ class RodiniaBFS(GPUStep):
         dev.memset(self.graph_visited.view(source, 1), 1, stream=s)
         dev.memset(self.cost.view(4 * source, 4), 0, stream=s)
 
-    def search(self, source: int, profile: bool = False) -> BFSRun:
-        source = check_source(self.graph, source)
-        self._reset(source)
+    def _host_loop(self, start, timer: LevelTimer) -> BFSResult:
         dev, stream = self.device, self.stream
         n = np.int32(self.graph.num_vertices)
         k1_args = (self.offsets, self.edges, self.graph_mask, self.updating_graph_mask,
                    self.graph_visited, self.cost, n)
         k2_args = (self.graph_mask, self.updating_graph_mask, self.graph_visited,
                    self.g_over, n)
-        times = []
-        marks = [dev.event()] if profile else []
-        if profile:
-            marks[0].record(stream)
 
         # [rodinia-host-loop-begin]
         iterations = 0
@@ -85,24 +78,15 @@ class RodiniaBFS(GPUStep):
             dev.memcpy_dtoh_async(self.h_over, self.g_over, stream)
             stream.synchronize()  # wait for the copy: h_over now holds this level's flag
             iterations += 1
-            if profile:
-                marks.append(dev.event())
-                marks[-1].record(stream)
+            timer.end_level()  # with profile=True: an event after each level
             if not self.h_over[0]:
                 break
             # Each round that sets g_over reaches at least one new vertex, so more
             # rounds than vertices means the kernels are broken, not the graph.
-            if iterations > self.graph.num_vertices:
-                raise DeviceError(
-                    f"rodinia BFS did not finish after {iterations} levels on a graph of "
-                    f"{self.graph.num_vertices} vertices: g_over never stays false"
-                )
+            self._runaway_guard(iterations, iterations, self.graph.num_vertices,
+                                "rounds with g_over set")
         # [rodinia-host-loop-end]
-
-        if profile:
-            marks[-1].synchronize()
-            times = [a.elapsed_ms(b) for a, b in zip(marks, marks[1:])]
-        return BFSRun(iterations=iterations, level_times_ms=times)
+        return BFSResult(iterations=iterations)
 
     def results(self):
         """Rodinia's ``cudaMemcpy(h_cost, d_cost, ...)``: the levels; step 1 has no parents."""

@@ -61,7 +61,7 @@
 
 // Version of the contract between kernel modules and the runtime library; a module
 // refuses to bind to a runtime of another version.
-#define BFS_EMU_ABI 1
+#define BFS_EMU_ABI 3
 
 // Every fiber stack is BFS_EMU_STACK_SIZE bytes, aligned to its size, and the top
 // BFS_EMU_FIBER_RESERVE bytes hold what the running thread knows about itself
@@ -78,7 +78,8 @@
 
 // Limits a launch must respect, as on HIP and CUDA GPUs.
 #define BFS_EMU_MAX_BLOCK_THREADS 1024u
-#define BFS_EMU_MAX_DYNAMIC_SHARED (64u * 1024u)
+// As much dynamic shared memory as a block of an H100 may opt in to.
+#define BFS_EMU_MAX_DYNAMIC_SHARED (227u * 1024u)
 
 // Nothing below is exported from a kernel module except its launchers.
 #pragma GCC visibility push(hidden)
@@ -117,6 +118,7 @@ struct LaunchConfig {
     unsigned long long block[3];
     unsigned long long shared_mem;
     long long workers;
+    long long cooperative;  // every block at once, each on a thread of its own
 };
 
 // The warp operations the runtime knows. The shuffles differ only in how a lane
@@ -145,6 +147,11 @@ struct Api {
     long long (*barrier)(int predicate);
     // A warp operation (WarpOp) with a value and an argument (lane, delta or mask).
     long long (*warp_op)(int op, long long value, int arg);
+    // The grid-wide barrier of a cooperative launch (bfs_common.h's grid_sync); every
+    // thread of the block calls it. Returns 1 (a deadlock fails the launch instead).
+    long long (*grid_sync)();
+    // Nanoseconds of a steady clock shared by all threads (bfs_common.h's device_clock).
+    long long (*clock_ns)();
     // Run a whole grid. body(args) runs one thread. Returns 0, or non-zero with a
     // message in err.
     int (*run)(const char* kernel, const LaunchConfig* cfg, int warp_size,
@@ -261,6 +268,17 @@ inline long long bfs_emu_shfl_xor(long long v, int lane_mask) {
     return ::bfs_emu::warp_op(::bfs_emu::WARP_SHFL_XOR, v, lane_mask);
 }
 inline void bfs_emu_syncwarp() { ::bfs_emu::warp_op(::bfs_emu::WARP_SYNC, 0, 0); }
+
+// -- the grid barrier (bfs_common.h's grid_sync) -----------------------------------------
+inline int bfs_emu_grid_sync() {
+    ::bfs_emu::compiler_barrier();
+    int r = (int)::bfs_emu::api->grid_sync();
+    ::bfs_emu::compiler_barrier();
+    return r;
+}
+
+// -- a clock every block reads alike (bfs_common.h's device_clock) ---------------------------
+inline long long bfs_emu_clock_ns() { return ::bfs_emu::api->clock_ns(); }
 // [emulator-sync-end]
 
 // -- atomics -----------------------------------------------------------------------------
@@ -490,6 +508,7 @@ struct Launcher<Kernel> {
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -519,6 +538,8 @@ const unsigned kFibersPerChunk = 16;
 // Written at the lowest address of every fiber stack; a thread that overwrote it ran
 // out of stack.
 const unsigned long long kCanary = 0x5afe57ac6b0770f5ull;
+
+enum BarrierKind { BLOCK_BARRIER = 1, GRID_BARRIER = 2 };
 
 enum FiberState {
     PARKED,           // no thread: waiting in the worker's free list
@@ -599,6 +620,14 @@ struct Job {
     std::atomic<bool> failed{false};
     std::mutex error_mutex;
     char error[1024] = {0};
+    // A cooperative launch: every block runs at once, on a worker of its own, and the
+    // blocks may wait for each other at the grid barrier.
+    bool cooperative = false;
+    std::mutex grid_mutex;
+    std::condition_variable grid_cv;
+    unsigned long long grid_arrived = 0;     // blocks waiting at the grid barrier
+    unsigned long long grid_generation = 0;  // crossings completed
+    unsigned long long blocks_done = 0;      // blocks that have finished (or failed)
 };
 
 // The block a worker is running.
@@ -610,6 +639,7 @@ struct BlockRun {
     unsigned nx, ny, nz;      // threadIdx of thread next_start
     unsigned exited;
     unsigned barrier_arrived, barrier_true;
+    int barrier_kind;         // what the waiting threads wait at: BLOCK_BARRIER or GRID_BARRIER
     FiberList barrier_waiters;
     FiberList ready;          // threads whose wait is over, to resume in order
     bool failed;
@@ -961,6 +991,7 @@ void release_barrier(BlockRun& b, Fiber* running) {
         }
     }
     b.barrier_arrived = b.barrier_true = 0;
+    b.barrier_kind = 0;
 }
 
 // Every lane of the warp that has not exited has arrived: compute each lane's result.
@@ -999,20 +1030,107 @@ void complete_warp_op(BlockRun& b, WarpState& w, Fiber* running) {
     w.other_op = 0;
 }
 
-long long barrier(int predicate) {
+// The job failed: say why, once (the first error wins), and wake every block waiting
+// at the grid barrier so that it can give up too.
+void job_fail(Job* job, const char* message) {
+    {
+        std::lock_guard<std::mutex> lock(job->error_mutex);
+        if (!job->failed.exchange(true)) snprintf(job->error, sizeof job->error, "%s", message);
+    }
+    std::lock_guard<std::mutex> lock(job->grid_mutex);
+    job->grid_cv.notify_all();
+}
+
+// Called with grid_mutex held, when no block can arrive at the grid barrier any more:
+// `waiting` blocks wait there and every other block has finished without arriving.
+void grid_deadlock(Job* job) {
+    char message[768];
+    snprintf(message, sizeof message,
+             "kernel %s deadlocked at the grid barrier: %llu of its %llu blocks wait at grid_sync "
+             "while %llu finished without reaching it. In a cooperative launch every block must "
+             "reach every grid_sync (on a GPU this launch would hang)",
+             job->name, job->grid_arrived, job->nblocks, job->blocks_done);
+    {
+        std::lock_guard<std::mutex> lock(job->error_mutex);
+        if (!job->failed.exchange(true)) snprintf(job->error, sizeof job->error, "%s", message);
+    }
+    job->grid_cv.notify_all();
+}
+
+// The whole block is at grid_sync: wait, on this OS thread, for every other block.
+// Returns false when the launch failed meanwhile (a deadlock, an error in another block).
+bool grid_wait(BlockRun& b) {
+    Job* job = b.job;
+    std::unique_lock<std::mutex> lock(job->grid_mutex);
+    if (job->failed.load()) return false;
+    const unsigned long long generation = job->grid_generation;
+    job->grid_arrived++;
+    if (job->grid_arrived + job->blocks_done == job->nblocks) {
+        if (job->blocks_done) {
+            grid_deadlock(job);
+            return false;
+        }
+        job->grid_arrived = 0;  // the last block to arrive lets everyone go
+        job->grid_generation++;
+        job->grid_cv.notify_all();
+        return true;
+    }
+    job->grid_cv.wait(lock, [&] { return job->grid_generation != generation || job->failed.load(); });
+    return job->grid_generation != generation;
+}
+
+// Every thread of the block that has not exited is at the barrier: for __syncthreads,
+// let them go on; for grid_sync, first wait for the other blocks.
+void complete_barrier(BlockRun& b, Fiber* running) {
+    if (b.barrier_kind == GRID_BARRIER && !grid_wait(b)) {
+        block_error(b, "%s", "");  // the job's error says why
+        abandon(running);
+    }
+    release_barrier(b, running);
+}
+
+long long arrive(int kind, int predicate) {
     Fiber* f = current_fiber();
     BlockRun& b = f->worker->run;
+    if (kind == GRID_BARRIER && !b.job->cooperative) {
+        block_error(b,
+                    "kernel %s called grid_sync in a launch that is not cooperative: its blocks "
+                    "are not all resident at once, so they cannot wait for each other (use "
+                    "launch_cooperative)", b.job->name);
+        abandon(f);
+    }
+    if (b.barrier_arrived && b.barrier_kind != kind) {
+        block_error(b,
+                    "kernel %s: in block (%u,%u,%u), some threads wait at __syncthreads and others at "
+                    "grid_sync; every thread that has not exited must reach the same barrier",
+                    b.job->name, b.info.block_idx.x, b.info.block_idx.y, b.info.block_idx.z);
+        abandon(f);
+    }
+    b.barrier_kind = kind;
     f->state = AT_BARRIER;
     b.barrier_waiters.push(f);
     b.barrier_arrived++;
     if (predicate) b.barrier_true++;
     if (b.barrier_arrived == b.nthreads - b.exited) {
-        release_barrier(b, f);  // the last one to arrive goes on without a switch
+        complete_barrier(b, f);  // the last one to arrive goes on without a switch
     } else {
         check_stack(f);
         switch_from(f);
     }
     return f->result;
+}
+
+long long barrier(int predicate) { return arrive(BLOCK_BARRIER, predicate); }
+
+long long clock_ns() {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (long long)t.tv_sec * 1000000000ll + t.tv_nsec;
+}
+
+long long grid_sync() {
+    arrive(GRID_BARRIER, 1);
+    return 1;
 }
 
 long long warp_op(int op, long long value, int arg) {
@@ -1061,7 +1179,7 @@ void thread_exited(BlockRun& b, Fiber* f) {
     WarpState& w = b.warps[f->linear >> b.warp_shift];
     w.live--;
     if (w.arrived && w.arrived == w.live) complete_warp_op(b, w, f);
-    if (b.barrier_arrived && b.barrier_arrived == b.nthreads - b.exited) release_barrier(b, f);
+    if (b.barrier_arrived && b.barrier_arrived == b.nthreads - b.exited) complete_barrier(b, f);
 }
 
 // The thread loop of a fiber: start the block's threads one after the other until
@@ -1118,6 +1236,7 @@ bool run_block(Worker* w, Job* job, unsigned long long index) {
     b.next_start = b.exited = 0;
     b.nx = b.ny = b.nz = 0;
     b.barrier_arrived = b.barrier_true = 0;
+    b.barrier_kind = 0;
     b.barrier_waiters = FiberList();
     b.ready = FiberList();
     b.failed = false;
@@ -1148,6 +1267,8 @@ bool run_block(Worker* w, Job* job, unsigned long long index) {
     }
 
     if (!b.failed && b.exited != b.nthreads) {
+        // Threads wait at a barrier no one else can reach. (A block whose threads all wait
+        // at grid_sync never gets here: its last thread waits for the other blocks.)
         unsigned at_warp = 0;
         for (unsigned i = 0; i < b.nwarps; i++) at_warp += b.warps[i].arrived;
         block_error(b,
@@ -1190,11 +1311,19 @@ void work(Job* job) {
     while (!job->failed.load(std::memory_order_relaxed)) {
         unsigned long long i = job->next_block.fetch_add(1, std::memory_order_relaxed);
         if (i >= job->nblocks) break;
-        if (!run_block(w, job, i)) {
-            std::lock_guard<std::mutex> lock(job->error_mutex);
-            if (!job->failed.exchange(true)) snprintf(job->error, sizeof job->error, "%s", w->run.error);
+        const bool ok = run_block(w, job, i);
+        if (!ok) job_fail(job, w->run.error);
+        if (job->cooperative) {
+            // One block per worker. A finished block can never reach the grid barrier
+            // again: if every other block waits there, nothing will release them.
+            std::lock_guard<std::mutex> lock(job->grid_mutex);
+            job->blocks_done++;
+            if (ok && job->grid_arrived && job->grid_arrived + job->blocks_done == job->nblocks)
+                grid_deadlock(job);
+            job->grid_cv.notify_all();
             break;
         }
+        if (!ok) break;
     }
 }
 
@@ -1335,7 +1464,10 @@ int run(const char* name, const LaunchConfig* cfg, int warp_size, void (*body)(v
     job.body = body;
     job.args = args;
 
+    job.cooperative = cfg->cooperative != 0;
+
     unsigned long long workers = cfg->workers < 1 ? 1 : (unsigned long long)cfg->workers;
+    if (job.cooperative) workers = job.nblocks;  // every block resident at once
     if (workers > job.nblocks) workers = job.nblocks;
     unsigned helpers = (unsigned)(workers - 1);
 
@@ -1348,8 +1480,14 @@ int run(const char* name, const LaunchConfig* cfg, int warp_size, void (*body)(v
                 std::thread(helper_main, p).detach();
                 p->threads++;
             } catch (...) {
-                break;  // fewer helpers than asked for: still correct
+                break;  // fewer helpers than asked for: still correct, unless cooperative
             }
+        }
+        if (job.cooperative && p->threads < helpers) {
+            snprintf(err, errlen, "cooperative launch of %s: could start only %u of the %u threads "
+                     "that its %llu blocks need to be resident at once", name, p->threads, helpers,
+                     job.nblocks);
+            return 1;
         }
         p->job = &job;
         p->wanted = helpers;
@@ -1372,7 +1510,7 @@ int run(const char* name, const LaunchConfig* cfg, int warp_size, void (*body)(v
     return 0;
 }
 
-const Api kApi = {BFS_EMU_ABI, BFS_EMU_STACK_SIZE, &barrier, &warp_op, &run};
+const Api kApi = {BFS_EMU_ABI, BFS_EMU_STACK_SIZE, &barrier, &warp_op, &grid_sync, &clock_ns, &run};
 
 }  // namespace
 }  // namespace bfs_emu

@@ -1,0 +1,260 @@
+"""One run path: the Python API, and the helpers the command line, the benchmark and the
+examples share.
+
+* :func:`bfs` -- breadth-first search on a graph you already hold, in one call.
+* :func:`plan` -- which variant runs on which backend when none or ``auto`` is asked for.
+* :func:`open_device` -- open a device: the ``auto`` choice and its reason, the cpu
+  emulator's warp size.
+* :func:`run_variant` -- one search with a named variant on an open device.
+* :func:`~rodinia_bfs.validate.validate_result` (in :mod:`rodinia_bfs.validate`) -- the
+  one check of a result: levels exactly against the CPU reference, parents by Graph500's
+  rules.
+
+Every error is a :class:`~rodinia_bfs.errors.RodiniaBFSError` (a missing GPU is a
+:class:`~rodinia_bfs.errors.DeviceError`, a bad file a
+:class:`~rodinia_bfs.errors.GraphFormatError`); nothing here prints or exits.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.graphs.csr import CSRGraph
+
+#: The GPU step that runs when a GPU backend is asked for without naming a variant:
+#: today the fastest step on most graph classes (see the benchmark results).
+DEFAULT_VARIANT = "balanced"
+
+
+# -- which variant, which device ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a run will do, decided before anything is loaded or compiled.
+
+    ``variants`` to run in order (``reference`` is the CPU reference, the others GPU
+    steps); ``backend`` the resolved backend of the GPU steps (``None`` when only the
+    reference runs); ``backend_reason`` and ``variant_reason`` say why, one line each.
+    """
+
+    variants: tuple[str, ...]
+    backend: str | None
+    backend_reason: str = ""
+    variant_reason: str = ""
+
+    def open(self, *, warp_size: int | None = None):
+        """Open the device of :attr:`backend`; returns ``(device, reason)`` as
+        :func:`open_device` does, ``(None, "")`` when only the reference runs."""
+        if self.backend is None:
+            return None, ""
+        explicit = self.backend_reason == "requested"
+        device, note = _create(self.backend, warp_size, explicit=explicit)
+        return device, self.backend_reason + note
+
+
+def variant_names() -> tuple[str, ...]:
+    """Every variant name: ``reference`` and the GPU steps, in tutorial order."""
+    from rodinia_bfs.variants import VARIANT_NAMES
+
+    return tuple(VARIANT_NAMES)
+
+
+def plan(variant: str | None = None, backend: str = "auto") -> Plan:
+    """Resolve what to run.
+
+    ``variant`` is a name of :func:`variant_names`, ``"all"`` (every one), or ``None``:
+
+    * with a backend named (``hip``, ``cuda`` or ``cpu``), ``None`` runs
+      :data:`DEFAULT_VARIANT` on it;
+    * with ``backend="auto"``, ``None`` runs :data:`DEFAULT_VARIANT` when a GPU is found,
+      and the CPU reference when none is (the emulator is there to learn with, not to be
+      fast: name the ``cpu`` backend to run the GPU steps on it).
+
+    An unknown variant or backend raises :class:`RodiniaBFSError` before any work.
+    """
+    from rodinia_bfs.runtime import BACKENDS, choose_backend
+    from rodinia_bfs.variants import STEPS, get_step
+
+    if backend != "auto" and backend not in BACKENDS:
+        raise DeviceError(f"unknown backend {backend!r}; choose auto, {', '.join(BACKENDS)}")
+    if variant == "all":
+        variants, variant_reason = variant_names(), "every variant"
+    elif variant is not None:
+        if variant != "reference":
+            get_step(variant)  # an unknown name fails here, with the list of names
+        variants, variant_reason = (variant,), ""
+    else:
+        variants, variant_reason = None, None
+    if variants is not None and not any(name in STEPS for name in variants):
+        return Plan(variants, None, "", variant_reason)
+
+    name, why = choose_backend(backend)
+    if variants is None:
+        if backend == "auto" and name == "cpu":
+            return Plan(("reference",), None, why,
+                        "no variant named and no GPU found: the CPU reference")
+        variants = (DEFAULT_VARIANT,)
+        variant_reason = f"no variant named: {DEFAULT_VARIANT}, the default GPU step"
+    return Plan(tuple(variants), name, why, variant_reason)
+
+
+def open_device(backend: str = "auto", *, warp_size: int | None = None):
+    """Open a device; returns ``(device, reason)``.
+
+    ``backend`` is ``auto`` (hip if an AMD GPU is visible, else cuda if an NVIDIA GPU is,
+    else the cpu emulator), ``hip``, ``cuda`` or ``cpu``; ``reason`` says which was
+    chosen and why (``"requested"`` when named). ``warp_size`` (32 or 64) is the cpu
+    emulator's; a GPU has its own, so asking a named GPU backend for one is an error,
+    and with ``auto`` it is ignored on a GPU, as the reason says. A backend that is not
+    usable here raises :class:`~rodinia_bfs.errors.DeviceError` with one line.
+    """
+    from rodinia_bfs.runtime import choose_backend
+
+    name, why = choose_backend(backend)
+    device, note = _create(name, warp_size, explicit=backend != "auto")
+    return device, why + note
+
+
+def _create(name: str, warp_size: int | None, *, explicit: bool):
+    """The device of backend ``name``, and a note on the warp size when it was ignored."""
+    from rodinia_bfs.runtime import get_device
+
+    options, note = {}, ""
+    if warp_size is not None:
+        if name == "cpu":
+            options["warp_size"] = warp_size
+        elif explicit:
+            raise DeviceError(f"a warp size can only be chosen for the cpu emulator; the "
+                              f"{name} backend uses its GPU's")
+        else:
+            note = f"; warp size {warp_size} ignored: the GPU has its own"
+    return get_device(name, **options), note
+
+
+# -- one search -----------------------------------------------------------------------
+
+
+def run_variant(name: str, graph: CSRGraph, source: int, device=None, *,
+                warm_up: bool = False):
+    """One BFS of variant ``name`` from ``source``; returns ``(result, milliseconds)``.
+
+    ``result`` has ``levels`` and ``parents`` (``None`` where the step computes none) and,
+    for a GPU step, ``iterations`` of its host loop. The time is that of the search alone:
+    for a GPU step the set-up (compile, upload) and the download of the result are not in
+    it, and ``warm_up=True`` runs one untimed search first, so the first launch's loading
+    of the code is not in it either. GPU steps need ``device``.
+    """
+    from rodinia_bfs.reference import bfs_reference
+    from rodinia_bfs.variants import get_step
+
+    if name == "reference":
+        start = time.perf_counter()
+        result = bfs_reference(graph, source)
+        return result, (time.perf_counter() - start) * 1e3
+    step_class = get_step(name)
+    if device is None:
+        raise DeviceError(f"the {name} step runs on a device; none was opened")
+    with step_class(device, graph) as step:
+        if warm_up:
+            step.search(source)
+        start = time.perf_counter()
+        result = step.search(source)  # returns after the last level's stream sync
+        elapsed_ms = (time.perf_counter() - start) * 1e3
+        result.levels, result.parents = step.results()
+    return result, elapsed_ms
+
+
+def as_graph(graph, *, symmetrize: bool = False) -> CSRGraph:
+    """A :class:`CSRGraph` from a graph, a ``scipy.sparse`` matrix (see
+    :meth:`CSRGraph.from_scipy`) or the path of a graph file (see
+    :func:`~rodinia_bfs.graphs.formats.load_graph`); ``symmetrize=True`` makes it
+    undirected."""
+    if isinstance(graph, CSRGraph):
+        pass
+    elif isinstance(graph, (str, os.PathLike)):
+        from rodinia_bfs.graphs.formats import load_graph
+
+        graph = load_graph(graph)
+    elif _is_scipy_sparse(graph):
+        try:
+            graph = CSRGraph.from_scipy(graph)
+        except (TypeError, ValueError) as exc:
+            raise RodiniaBFSError(f"this matrix is not a graph: {exc}") from None
+    else:
+        raise RodiniaBFSError(
+            f"expected a CSRGraph, a scipy.sparse matrix or a file path, got {type(graph).__name__}"
+        )
+    return graph.symmetrize() if symmetrize else graph
+
+
+def _is_scipy_sparse(value) -> bool:
+    try:
+        import scipy.sparse
+    except ImportError:
+        return False
+    return scipy.sparse.issparse(value)
+
+
+# -- the one call ---------------------------------------------------------------------
+
+_DEVICES: dict[str, object] = {}
+
+
+def _device_for(backend: str):
+    """One device per backend for the life of the process: opening one (a GPU context,
+    the emulator's compiler check) costs more than most searches."""
+    if backend not in _DEVICES:
+        _DEVICES[backend] = _create(backend, None, explicit=True)[0]
+    return _DEVICES[backend]
+
+
+def bfs(graph, source: int, variant: str | None = None, backend="auto",
+        validate: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
+    """Breadth-first search from ``source``; returns ``(levels, parents)``.
+
+    ``levels[v]`` is the number of edges on a shortest path from ``source`` to ``v``,
+    ``-1`` where ``v`` is unreachable (``int32``). ``parents[v]`` is the vertex ``v`` was
+    reached from (``parents[source] == source``, ``-1`` unreachable): one BFS tree of
+    many, checked by Graph500's rules rather than against one answer; ``None`` for a step
+    that computes no parents (``rodinia``). The same as
+    ``scipy.sparse.csgraph.breadth_first_order`` returns, with levels for the order::
+
+        import scipy.sparse, rodinia_bfs
+        matrix = scipy.sparse.random(1000, 1000, density=0.01, format="csr", random_state=0)
+        levels, parents = rodinia_bfs.bfs(matrix, 0)
+
+    ``graph``: a :class:`CSRGraph`, a ``scipy.sparse`` matrix (entry ``(i, j)`` is an edge
+    ``i -> j``; see :meth:`CSRGraph.from_scipy`) or the path of a graph file.
+    ``variant``: ``reference`` (the CPU reference), a GPU step (``rodinia``, ``queue``,
+    ``privatized``, ``balanced``), or ``None``: see :func:`plan` (the default GPU step on
+    a GPU, the CPU reference where there is none). ``backend``: ``auto``, ``hip``,
+    ``cuda``, ``cpu`` (the emulator), or an open :class:`~rodinia_bfs.runtime.Device`.
+    ``validate=True`` checks the result against the CPU reference (levels exactly,
+    parents by Graph500's rules) and raises :class:`~rodinia_bfs.errors.ValidationError`
+    if it differs.
+
+    It is the path ``rodinia-bfs run`` takes. Errors raise
+    :class:`~rodinia_bfs.errors.RodiniaBFSError` subclasses.
+    """
+    from rodinia_bfs.validate import validate_result
+
+    graph = as_graph(graph)
+    source = graph.check_source(source)
+    if isinstance(backend, str):
+        chosen = plan(variant, backend)
+        if len(chosen.variants) != 1:
+            raise RodiniaBFSError("bfs() runs one variant; loop over variant_names() for all")
+        name = chosen.variants[0]
+        device = _device_for(chosen.backend) if chosen.backend else None
+    else:  # an open device
+        name, device = variant or DEFAULT_VARIANT, backend
+    result, _ = run_variant(name, graph, source, device)
+    if validate:
+        validate_result(graph, source, result.levels, result.parents)
+    return result.levels, result.parents
