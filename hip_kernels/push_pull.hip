@@ -267,59 +267,21 @@ __device__ inline Counters begin_phase(bfs_u32* counts, bfs_u64* tallies, bfs_u3
 // The state of the search between levels. Every thread keeps its own copy and updates
 // it from the same global counts after the same barriers, so all copies stay equal:
 // every thread takes the same decisions, and none waits at a barrier the others skip.
-// A launch starts from the copy in device memory (the host's start state, or where
-// the last launch stopped) and leaves its own there when it ends.
 struct SearchState {
-    level_t level;             // the frontier's level
-    int queue_set;             // which of the two queue sets holds the frontier
-    int as_bitmap;             // the frontier is in queues (0) or in a bitmap (1)
-    int direction;             // TOP_DOWN or BOTTOM_UP: how the last level went
-    bfs_u32 phase;             // phases run so far: picks the counter set
-    bfs_u32 dirty;             // bit b: bitmap b may have bits set
+    level_t level;              // the frontier's level
+    int queue_set;              // which of the two queue sets holds the frontier
+    int as_bitmap;              // the frontier is in queues (0) or in a bitmap (1)
+    int direction;              // TOP_DOWN or BOTTOM_UP: how the last level went
+    bfs_u32 phase;              // phases run so far: picks the counter set
+    bfs_u32 dirty;              // bit b: bitmap b may have bits set
     bfs_u32 small_count, medium_count, large_count;  // the queues' lengths
-    bfs_u64 frontier_vertices; // n_f
-    bfs_u64 frontier_edges;    // m_f
-    bfs_u64 previous_vertices; // n_f of the level before
-    bfs_u64 unvisited_edges;   // m_u
-    bfs_u64 enqueued, pieces;  // queue entries so far, for the guard
-    int done;                  // the frontier is empty
+    bfs_u64 frontier_vertices;  // n_f
+    bfs_u64 frontier_edges;     // m_f
+    bfs_u64 previous_vertices;  // n_f of the level before
+    bfs_u64 unvisited_edges;    // m_u
+    bfs_u64 enqueued, pieces;   // queue entries so far, for the guard
 };
 // [push-pull-state-end]
-
-// The copy in device memory: one bfs_u64 per field, in the order above.
-#define STATE_FIELDS 16
-
-__device__ inline SearchState load_state(const bfs_u64* saved)
-{
-    SearchState st;
-    st.level = (level_t)load_fresh(&saved[0]);
-    st.queue_set = (int)load_fresh(&saved[1]);
-    st.as_bitmap = (int)load_fresh(&saved[2]);
-    st.direction = (int)load_fresh(&saved[3]);
-    st.phase = (bfs_u32)load_fresh(&saved[4]);
-    st.dirty = (bfs_u32)load_fresh(&saved[5]);
-    st.small_count = (bfs_u32)load_fresh(&saved[6]);
-    st.medium_count = (bfs_u32)load_fresh(&saved[7]);
-    st.large_count = (bfs_u32)load_fresh(&saved[8]);
-    st.frontier_vertices = load_fresh(&saved[9]);
-    st.frontier_edges = load_fresh(&saved[10]);
-    st.previous_vertices = load_fresh(&saved[11]);
-    st.unvisited_edges = load_fresh(&saved[12]);
-    st.enqueued = load_fresh(&saved[13]);
-    st.pieces = load_fresh(&saved[14]);
-    st.done = (int)load_fresh(&saved[15]);
-    return st;
-}
-
-__device__ inline void store_state(bfs_u64* saved, const SearchState& st)
-{
-    const bfs_u64 fields[STATE_FIELDS] = {
-        (bfs_u64)st.level, (bfs_u64)st.queue_set, (bfs_u64)st.as_bitmap, (bfs_u64)st.direction,
-        st.phase, st.dirty, st.small_count, st.medium_count, st.large_count,
-        st.frontier_vertices, st.frontier_edges, st.previous_vertices, st.unvisited_edges,
-        st.enqueued, st.pieces, (bfs_u64)st.done};
-    for (int i = 0; i < STATE_FIELDS; i++) saved[i] = fields[i];
-}
 
 // After a phase that filled the next queues: their lengths. Each vertex enters a queue
 // once per BFS (a large one as all its pieces); more than that means a broken kernel,
@@ -336,26 +298,33 @@ __device__ inline bool take_queues(const Counters& c, SearchState& st, vertex_t 
     return st.enqueued <= (bfs_u64)num_vertices && st.pieces <= large_capacity;
 }
 
+// The block's local queues are copied out; empty them for the next level's enqueues
+// (the grid barrier that follows orders this before them).
+__device__ inline void empty_local_queues(LocalQueues& local)
+{
+    __syncthreads();  // every thread of the block is done with the counts
+    if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
+}
+
 // [push-pull-kernel-begin]
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
               const edge_t* in_offsets, const vertex_t* in_edges,
               const vertex_t* active, bfs_u32 active_count,
-              vertex_t num_vertices, level_t* levels, vertex_t* parents,
+              vertex_t num_vertices, bfs_u64 num_edges, bfs_u64 source_edges,
+              level_t* levels, vertex_t* parents,
               vertex_t* small_0, vertex_t* medium_0, Piece* large_0,
               vertex_t* small_1, vertex_t* medium_1, Piece* large_1,
+              bfs_u32 small_count, bfs_u32 medium_count, bfs_u32 large_count,
               bfs_u32 large_capacity, bfs_u32* bitmaps, bfs_u32 words,
-              bfs_u32* counts, bfs_u64* tallies, bfs_u64* saved, bfs_u32 level_budget,
-              bfs_u32* records, bfs_u32* status, GridBarrier* barrier,
-              bfs_u64* path_counts)
+              bfs_u32* counts, bfs_u64* tallies, bfs_u32* records,
+              bfs_u64* clocks, bfs_u32 record_clocks,
+              bfs_u32* status, GridBarrier* barrier, bfs_u64* path_counts)
 {
-    __shared__ vertex_t local_small[LOCAL_SMALL];
-    __shared__ vertex_t local_medium[LOCAL_MEDIUM];
-    __shared__ bfs_u32 local_counts[2];
-    __shared__ bfs_u32 global_first[2];
+    __shared__ LocalQueues local;
     __shared__ bfs_u64 block_tally[2];
     if (threadIdx.x < 2) {
-        local_counts[threadIdx.x] = 0;
+        local.counts[threadIdx.x] = 0;
         block_tally[threadIdx.x] = 0;
     }
     __syncthreads();  // nobody enqueues before the counters are zero
@@ -368,16 +337,19 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     vertex_t* const small_queues[2] = {small_0, small_1};
     vertex_t* const medium_queues[2] = {medium_0, medium_1};
     Piece* const large_queues[2] = {large_0, large_1};
-    SearchState st = load_state(saved);
+    // Level 0: the source alone in its queue (the host put it there), top-down;
+    // m_f is the source's degree, m_u every other edge.
+    SearchState st = {0, 0, 0, TOP_DOWN, 0, 0, small_count, medium_count, large_count,
+                      1, source_edges, 0, num_edges - source_edges,
+                      (bfs_u64)small_count + medium_count, large_count};
     // [push-pull-kernel-end]
 
-    // At most level_budget levels: all of them in one launch, or one per launch when
-    // the host times each level.
-    for (bfs_u32 run = 0; run < level_budget && !st.done; run++) {
+    for (;;) {
         if (st.level >= num_vertices) {  // each level reaches a new vertex: a broken kernel
             if (thread == 0) status[STATUS_ERROR] = ERROR_RUNAWAY;
             break;
         }
+        if (record_clocks && thread == 0) clocks[st.level] = device_clock();
         // [push-pull-rule-begin]
         // Beamer's rule, in integers: bottom-up when m_f > m_u / ALPHA while the frontier
         // grows, top-down again when n_f < n / BETA while it shrinks.
@@ -420,11 +392,10 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
             const Counters c = begin_phase(counts, tallies, st.phase);
             const Level L = {offsets, edges, levels, parents, st.level + 1,
                              small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
-                             large_queues[st.queue_set ^ 1], c.counts,
-                             local_small, local_medium, local_counts, path_counts};
+                             large_queues[st.queue_set ^ 1], c.counts, &local, path_counts};
             bitmap_to_queues(L, frontier_bits, words, thread, threads);
-            __syncthreads();  // every local enqueue is done
-            copy_out(L, global_first);
+            copy_out(L);
+            empty_local_queues(local);
             st.phase++;
             if (!grid_sync(barrier)) return;
             st.as_bitmap = 0;
@@ -450,17 +421,17 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
             bottom_up(S, warp, warps, found);
             st.dirty |= 1u << next_map;
         } else {
-            // Step 4's three expansions, each over the whole grid.
+            // Step 4's three expansions, each over the whole grid; `found` counts the
+            // vertices claimed.
             const Level L = {offsets, edges, levels, parents, st.level + 1,
                              small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
-                             large_queues[st.queue_set ^ 1], c.counts,
-                             local_small, local_medium, local_counts, path_counts};
-            expand_large(L, large_queues[st.queue_set], st.large_count, blockIdx.x, gridDim.x,
-                         found);
-            expand_medium(L, medium_queues[st.queue_set], st.medium_count, warp, warps, found);
-            expand_small(L, small_queues[st.queue_set], st.small_count, thread, threads, found);
-            __syncthreads();  // every local enqueue is done
-            copy_out(L, global_first);
+                             large_queues[st.queue_set ^ 1], c.counts, &local, path_counts,
+                             &found};
+            expand_large(L, large_queues[st.queue_set], st.large_count, blockIdx.x, gridDim.x);
+            expand_medium(L, medium_queues[st.queue_set], st.medium_count, warp, warps);
+            expand_small(L, small_queues[st.queue_set], st.small_count, thread, threads);
+            copy_out(L);
+            empty_local_queues(local);
         }
         add_tally(found, block_tally, c.tally);
         st.phase++;
@@ -482,11 +453,11 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         st.frontier_vertices = found_vertices;
         st.frontier_edges = found_edges;
         st.level++;
-        st.done = st.frontier_vertices == 0;
+        if (st.frontier_vertices == 0) break;  // the search is over
         // [push-pull-count-end]
     }
     if (thread == 0) {
-        store_state(saved, st);
+        if (record_clocks) clocks[st.level] = device_clock();
         status[STATUS_LEVELS] = (bfs_u32)st.level;
     }
 }

@@ -18,10 +18,11 @@ import numpy as np
 
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
-from rodinia_bfs.runtime.base import Device, ceil_div
+from rodinia_bfs.reference import BFSResult
+from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, ceil_div
 from rodinia_bfs.variants.balanced import BLOCK_SIZE, MAX_BLOCKS, QUEUES, BalancedBFS
 from rodinia_bfs.variants.balanced import tunables as balanced_tunables
-from rodinia_bfs.variants.base import BFSRun, check_fits, check_source
+from rodinia_bfs.variants.base import LevelTimer, check_fits
 
 # [push-pull-tunables-begin]
 #: Beamer's alpha: go bottom-up when the frontier's edges m_f exceed m_u / ALPHA, m_u
@@ -65,22 +66,17 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
 # [push-pull-tunables-end]
 
 
-#: Bytes of the status the host reads back: status[4] (levels, error) and the grid
-#: barrier (16 bytes: arrived, generation, failed, crossings).
-CONTROL_BYTES = 32
-STATUS_LEVELS, STATUS_ERROR, BARRIER_FAILED = 0, 1, 6
+#: What the host reads back after the launch, in one copy: the kernel's status (levels
+#: run, error) and then its grid barrier (arrived, failed, ...).
+STATUS_WORDS = 4
+CONTROL_BYTES = 4 * STATUS_WORDS + GRID_BARRIER_BYTES
+STATUS_LEVELS, STATUS_ERROR, BARRIER_FAILED = 0, 1, STATUS_WORDS + 1
 
 #: The kernel's error codes (status[STATUS_ERROR]).
 ERRORS = {
     1: "it ran more levels than the graph has vertices",
     2: "its queues held more entries than a BFS can make",
 }
-
-#: The fields of the kernel's SearchState as it keeps it in device memory (a bfs_u64 each).
-STATE = {name: i for i, name in enumerate([
-    "level", "queue_set", "as_bitmap", "direction", "phase", "dirty", "small_count",
-    "medium_count", "large_count", "frontier_vertices", "frontier_edges",
-    "previous_vertices", "unvisited_edges", "enqueued", "pieces", "done"])}
 
 #: A per-level record: the frontier's size, with this bit set for a bottom-up level.
 RECORD_BOTTOM_UP = 1 << 31
@@ -99,6 +95,8 @@ class PushPullBFS(BalancedBFS):
     #: Three counter sets (see the kernel); two more path counters for bottom-up sweeps.
     counter_sets = 3
     path_count_slots = 2 * len(QUEUES) + 2
+    #: The kernel records each level's frontier size (:meth:`run` downloads them).
+    reports_frontier_sizes = True
 
     @classmethod
     def default_defines(cls, warp_size: int) -> dict:
@@ -150,8 +148,7 @@ class PushPullBFS(BalancedBFS):
         self.records = self._alloc(4 * max(n, 1))  # bfs_u32 per level
         self.control = self._alloc(CONTROL_BYTES)  # status, then the grid barrier
         self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.uint32)
-        self.state = self._alloc(8 * len(STATE))  # the search's state between launches
-        self.h_state = device.host_malloc(len(STATE), np.uint64)
+        self.clocks = self._alloc(8)  # the clock at each level: grown when profiling
         # One block per slot the device can keep resident: all of them run at once,
         # which the grid barrier needs.
         self.grid = device.cooperative_grid(self.kernel, block_size)
@@ -163,83 +160,62 @@ class PushPullBFS(BalancedBFS):
         # Step 4's constructor compiles with its own tunables: add this step's.
         return super()._compile({**defines, **self._push_pull})
 
-    # [push-pull-search-begin]
-    def search(self, source: int, profile: bool = False) -> BFSRun:
-        """One BFS from ``source``: reset, one cooperative launch, one wait. With
-        ``profile``, one launch per level instead, each timed by events."""
-        source = check_source(self.graph, source)
-        small_count, medium_count, large_count = self._reset(source)  # step 4's reset
-        dev, stream = self.device, self.stream
-        dev.memset(self.bitmaps, 0, stream=stream)
-        dev.memset(self.tallies, 0, stream=stream)
-        # The search's start state (the kernel's SearchState): level 0, the source alone
-        # in its queue, top-down; m_f = the source's degree, m_u = every other edge.
-        degree = int(self.degrees[source])
-        state = self.h_state
-        state[:] = 0
-        state[STATE["small_count"]] = small_count
-        state[STATE["medium_count"]] = medium_count
-        state[STATE["large_count"]] = large_count
-        state[STATE["frontier_vertices"]] = 1
-        state[STATE["frontier_edges"]] = degree
-        state[STATE["unvisited_edges"]] = self.graph.num_edges - degree
-        state[STATE["enqueued"]] = small_count + medium_count
-        state[STATE["pieces"]] = large_count
-        dev.memcpy_htod_async(self.state, state, stream)
-        n = self.graph.num_vertices
-        times = []
-        if not profile:
-            self._launch(n + 1)  # every level; the kernel's guard stops a runaway
-        else:
-            # A launch per level, so that events can time each: the kernel stops after
-            # one level and leaves its state for the next launch.
-            marks = [dev.event()]
-            marks[0].record(stream)
-            for _ in range(n + 1):
-                finished = self._launch(1)
-                marks.append(dev.event())
-                marks[-1].record(stream)
-                if finished:
-                    break
-            marks[-1].synchronize()
-            times = [a.elapsed_ms(b) for a, b in zip(marks, marks[1:])]
-        iterations = int(self.h_control[STATUS_LEVELS])
-        if self.count_paths:
-            self._read_path_counts()
-        return BFSRun(iterations=iterations, level_times_ms=times)
+    def _reset(self, source: int) -> list[int]:
+        """Step 4's start state (levels, parents, counters, the source in its queue),
+        every bitmap clear, the tallies and the status zero."""
+        start = super()._reset(source)
+        for buffer in (self.bitmaps, self.tallies, self.control):
+            self.device.memset(buffer, 0, stream=self.stream)
+        self.source = source
+        return start
 
-    def _launch(self, level_budget: int) -> bool:
-        """One cooperative launch of at most ``level_budget`` levels, then the wait for
-        it and its status. Returns whether the search is finished."""
+    # [push-pull-search-begin]
+    def _host_loop(self, start: list[int], timer: LevelTimer) -> BFSResult:
+        """The whole search: one cooperative launch and one wait."""
+        small_count, medium_count, large_count = start
         dev, stream = self.device, self.stream
-        dev.memset(self.control, 0, stream=stream)  # status and grid barrier
+        n = self.graph.num_vertices
+        profile = bool(timer.marks)  # profile=True: the kernel reads its clock per level
+        if profile and self.clocks.nbytes < 8 * (n + 1):
+            self.clocks = self._alloc(8 * (n + 1))
         (small_0, medium_0, large_0), (small_1, medium_1, large_1) = (
             (q["small"], q["medium"], q["large"]) for q in self.queues)
         args = (self.offsets, self.edges, self.in_offsets, self.in_edges,
-                self.active, np.uint32(self.active_count), np.int32(self.graph.num_vertices),
+                self.active, np.uint32(self.active_count),
+                np.int32(n), np.uint64(self.graph.num_edges),
+                np.uint64(self.degrees[self.source]),
                 self.levels, self.parents,
                 small_0, medium_0, large_0, small_1, medium_1, large_1,
+                np.uint32(small_count), np.uint32(medium_count), np.uint32(large_count),
                 np.uint32(self.large_capacity), self.bitmaps, np.uint32(self.words),
-                self.counts, self.tallies, self.state, np.uint32(level_budget),
-                self.records, self.control.view(0, 16), self.control.view(16, 16),
-                self.path_counts)
+                self.counts, self.tallies, self.records, self.clocks, np.uint32(profile),
+                self.control.view(0, 4 * STATUS_WORDS),
+                self.control.view(4 * STATUS_WORDS, GRID_BARRIER_BYTES), self.path_counts)
         dev.launch_cooperative(self.kernel, self.grid, self.block_size, args, stream=stream)
         dev.memcpy_dtoh_async(self.h_control, self.control, stream)
-        dev.memcpy_dtoh_async(self.h_state, self.state, stream)
-        stream.synchronize()  # the one wait of a search (without profile)
+        stream.synchronize()  # the one wait of the search
         status = self.h_control
         if status[BARRIER_FAILED]:
-            raise DeviceError(f"{self.kernel_name}: the grid barrier gave up waiting "
-                              "(a block did not arrive): the launch was not co-resident")
+            raise DeviceError(f"{self.kernel_name}: a block waited too long at the grid barrier "
+                              "and the launch gave up; some block never reached grid_sync")
         if status[STATUS_ERROR]:
             problem = ERRORS.get(int(status[STATUS_ERROR]), "unknown error")
-            raise DeviceError(f"push_pull BFS did not finish: {problem} "
+            raise DeviceError(f"{self.name} BFS did not finish: {problem} "
                               f"(after {int(status[STATUS_LEVELS])} levels)")
-        finished = bool(self.h_state[STATE["done"]])
-        if level_budget > self.graph.num_vertices and not finished:
-            raise DeviceError("push_pull BFS did not finish: the kernel stopped early "
-                              f"(after {int(status[STATUS_LEVELS])} levels)")
-        return finished
+        if self.count_paths:
+            self._read_path_counts()
+        return BFSResult(iterations=int(status[STATUS_LEVELS]))
+
+    def search(self, source: int, profile: bool = False) -> BFSResult:
+        """One BFS from ``source`` (the contract's search: check, reset, host loop). With
+        ``profile=True`` the kernel reads the device's clock at each level
+        (``device_clock`` in ``bfs_common.h``): still one launch, and a time per level."""
+        outcome = super().search(source, profile=profile)
+        if profile:
+            ticks = self.device.from_device(self.clocks, outcome.iterations + 1, np.uint64)
+            seconds = np.diff(ticks.astype(np.float64)) / self.device.clock_rate_hz
+            outcome.level_times_ms = (seconds * 1e3).tolist()
+        return outcome
     # [push-pull-search-end]
 
     def _read_path_counts(self) -> None:
@@ -253,7 +229,7 @@ class PushPullBFS(BalancedBFS):
         self.last_sweep_counts = {"looked_at": int(counted[2 * q]),
                                   "found": int(counted[2 * q + 1])}
 
-    def run(self, source: int, profile: bool = False) -> BFSRun:
+    def run(self, source: int, profile: bool = False) -> BFSResult:
         """One BFS, its levels and parents, and its per-level record: the frontier's size
         (``frontier_sizes``) and the direction each level took (:attr:`last_directions`)."""
         outcome = super().run(source, profile=profile)
