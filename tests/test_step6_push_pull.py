@@ -305,7 +305,7 @@ def test_missing_tunable_is_a_compile_error(device, missing):
 
 
 def test_chapter_table_is_what_the_example_writes(tmp_path):
-    """Chapter 6 shows docs/_generated/push_pull_levels.csv, written by the example; the
+    """Chapter 6 shows docs/tables/push_pull_levels.csv, written by the example; the
     directions do not depend on the device, so the emulator must write the same file."""
     out = tmp_path / "levels.csv"
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
@@ -314,7 +314,7 @@ def test_chapter_table_is_what_the_example_writes(tmp_path):
                            "--backend", "cpu", "--levels-csv", str(out)],
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert out.read_text() == (ROOT / "docs" / "_generated" / "push_pull_levels.csv").read_text()
+    assert out.read_text() == (ROOT / "docs" / "tables" / "push_pull_levels.csv").read_text()
 
 
 # -- run-time compilers: forced directions, extreme tunables, the sweep counters --------
