@@ -38,12 +38,13 @@ import sys
 
 import numpy as np
 
+from rodinia_bfs.api import open_device
+from rodinia_bfs.cli import run_main
 from rodinia_bfs.errors import ValidationError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.reference import bfs_reference
-from rodinia_bfs.runtime import choose_backend, get_device
-from rodinia_bfs.validate import check_levels, check_parents, report
+from rodinia_bfs.validate import report, validate_result
 from rodinia_bfs.variants.push_pull import ALPHA, BETA, PushPullBFS, rule_table
 
 
@@ -73,8 +74,8 @@ def main() -> int:
                         help="write the Kronecker graph's per-level table to FILE")
     args = parser.parse_args()
 
-    backend, why = choose_backend(args.backend)
-    device = get_device(backend)
+    # The device: auto picks hip, then cuda, then the cpu emulator, and says why.
+    device, why = open_device(args.backend)
     print(f"device: {device.describe()} [{why}]")
     # Step 4's tunables, and this step's: ALPHA, BETA, BU_PROBE, BU_WARP_THRESHOLD,
     # FORCE_DIRECTION (0: Beamer's rule).
@@ -133,8 +134,7 @@ def main() -> int:
         # be the rule's, and the rule must not change the answer.
         for mode, run in results.items():
             try:
-                check_levels(run.levels, reference.levels)
-                check_parents(graph, source, run.levels, run.parents)
+                validate_result(graph, source, run.levels, run.parents, reference)
                 print(f"  ok ({mode}): levels == CPU reference, parents pass Graph500's rules")
             except ValidationError as exc:
                 problems.append(f"{graph.name} ({mode}): {exc}")
@@ -147,4 +147,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1
