@@ -79,6 +79,13 @@ struct LocalQueues {
 };
 // [balanced-local-end]
 
+// What a thread claimed: the vertices and their out-edges (the next frontier's n_f and
+// m_f, which step 6 needs to choose its direction).
+struct Tally {
+    bfs_u64 vertices;
+    bfs_u64 edges;
+};
+
 // What every thread of a level reads and writes, gathered so the device functions
 // below take one argument instead of twenty.
 struct Level {
@@ -93,6 +100,7 @@ struct Level {
     bfs_u32* next_counts;  // SMALL, MEDIUM and LARGE, COUNTER_STRIDE apart
     LocalQueues* local;    // this block's, in shared memory
     bfs_u64* path_counts;  // what each path expanded (BFS_COUNT_PATHS builds only)
+    Tally* found;          // where this thread counts what it claims, or null (step 4)
 };
 
 // [balanced-enqueue-begin]
@@ -139,6 +147,10 @@ __device__ inline void visit(const Level& L, vertex_t v, edge_t e)
     if (atomicCAS(&L.levels[u], -1, L.next_level) == -1) {
         L.parents[u] = v;
         enqueue(L, u, degree);
+        if (L.found) {
+            L.found->vertices += 1;
+            L.found->edges += (bfs_u64)degree;
+        }
     }
 }
 // [balanced-visit-end]

@@ -1,5 +1,6 @@
 """The graph generators: reproducible, the sizes and degrees they promise, the right structure."""
 
+import hashlib
 import io
 import sys
 
@@ -7,7 +8,7 @@ import numpy as np
 import pytest
 
 from rodinia_bfs.errors import RodiniaBFSError
-from rodinia_bfs.graphs import generators
+from rodinia_bfs.graphs import csr, generators
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import (
     GENERATORS,
@@ -177,13 +178,14 @@ def test_kronecker_self_loop_share_follows_the_probabilities():
 
 def test_kronecker_progress(monkeypatch, capsys):
     """In a log (stderr is not a terminal): a line when it starts and one when it is done,
-    never one line per bit."""
+    never one line per bit, chunk or phase. Its units are the generator's four phases."""
     monkeypatch.setattr(generators, "PROGRESS_SCALE", 5)
+    monkeypatch.setattr(generators, "KRONECKER_CHUNK", 32)  # 512 edges: 16 chunks
     kronecker(5)
     err = capsys.readouterr().err
-    assert "5/5 bits" in err and "done" in err
+    assert "4/4 phases" in err and "done" in err
     assert err.splitlines() == ["kronecker scale 5 ...", err.splitlines()[-1]]
-    assert "bit 1/5" not in err and "bit 4/5" not in err
+    assert "bit" not in err and "16/16" not in err
     kronecker(5, progress=False)
     kronecker(4)
     assert capsys.readouterr().err == ""
@@ -196,14 +198,62 @@ class FakeTerminal(io.StringIO):
 
 def test_kronecker_progress_on_a_terminal(monkeypatch):
     """On a terminal: one line that tqdm rewrites in place (carriage returns), ending
-    with the whole count, and no line per bit."""
+    with the whole count (four phases), and no line per bit."""
     terminal = FakeTerminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     monkeypatch.setattr(generators, "PROGRESS_SCALE", 5)
     kronecker(6)
     shown = terminal.getvalue()
-    assert "\r" in shown and "6/6" in shown and "kronecker scale 6" in shown
+    assert "\r" in shown and "4/4" in shown and "kronecker scale 6" in shown
     assert shown.count("\n") <= 1
+
+
+#: Fingerprints of graphs made by the first generator of this project (all edges drawn
+#: at once, one sort of all the arcs): the chunked one must give the same graphs.
+KRONECKER_FINGERPRINTS = {
+    (5, 16, 3): "49f65fbe4eccc1c2c6fe97273a3f1abacf44ab173be47ee261c556b50c6d34fe",
+    (12, 5, 7): "3ac49d7b71e1d589fad3b9fc93a6812971c4d3e7941f44ff7a06556c02c78604",
+    (16, 16, 0): "5ae62597594cabb7f497fb30e42dbc4ac1f20772f354eba17dc98f07dce64dc1",
+}
+
+
+def fingerprint(graph: CSRGraph) -> str:
+    return hashlib.sha256(graph.offsets.tobytes() + graph.targets.tobytes()).hexdigest()
+
+
+@pytest.mark.parametrize("scale,edge_factor,seed", sorted(KRONECKER_FINGERPRINTS))
+def test_kronecker_same_graphs_as_before(scale, edge_factor, seed):
+    graph = kronecker(scale, edge_factor=edge_factor, seed=seed, progress=False)
+    assert fingerprint(graph) == KRONECKER_FINGERPRINTS[scale, edge_factor, seed]
+
+
+@pytest.mark.parametrize("workers", [1, 3])
+def test_kronecker_chunks_and_threads_change_nothing(monkeypatch, workers):
+    """Tiny chunks and buckets: many chunks per phase, many buckets, hubs alone in a
+    bucket, on 1 or 3 threads; the graph is the one the defaults give."""
+    expected = KRONECKER_FINGERPRINTS[12, 5, 7]
+    monkeypatch.setattr(generators, "KRONECKER_CHUNK", 2 * 97)
+    monkeypatch.setattr(csr, "CSR_CHUNK", 2 * 1001)
+    monkeypatch.setattr(csr, "BUCKET_BITS", 5)
+    graph = kronecker(12, edge_factor=5, seed=7, progress=False, workers=workers)
+    assert fingerprint(graph) == expected
+
+
+def test_kronecker_quadrant_thresholds_match_float_draws():
+    """The integer thresholds pick the quadrant the float32 draws would."""
+    rng = np.random.default_rng(4)
+    draws = rng.integers(0, 2**32, size=200_000, dtype=np.uint64).astype(np.uint32)
+    draws[:4] = [0, 2**32 - 1, 0x91EB8500, 0x91EB84FF]  # the ends, and either side of 0.57
+    floats = (draws >> 8).astype(np.float32) * np.float32(2**-24)
+    for a, b, c in [(0.57, 0.19, 0.19), (1, 0, 0), (0, 0, 1), (0.25, 0.25, 0.25)]:
+        bounds = np.array([a, a + b, a + b + c], dtype=np.float32)
+        for t, limit in zip(bounds, generators._quadrant_thresholds(a, b, c)):
+            assert np.array_equal(draws >= limit, floats >= t)
+
+
+def test_kronecker_workers_must_be_positive():
+    with pytest.raises(GeneratorError, match="workers"):
+        kronecker(4, workers=0)
 
 
 # Grids -------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from rodinia_bfs.variants.base import GPUStep
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
 from rodinia_bfs.variants.persistent import PersistentBFS
 from rodinia_bfs.variants.privatized import PrivatizedBFS
+from rodinia_bfs.variants.push_pull import PushPullBFS
 from rodinia_bfs.variants.queue import QueueBFS
 from rodinia_bfs.variants.rodinia import RodiniaBFS
 
@@ -23,6 +24,7 @@ STEPS: dict[str, type[GPUStep]] = {
     PrivatizedBFS.name: PrivatizedBFS,
     BalancedBFS.name: BalancedBFS,
     PersistentBFS.name: PersistentBFS,
+    PushPullBFS.name: PushPullBFS,
     MultiGpuBFS.name: MultiGpuBFS,
 }
 # [steps-registry-end]

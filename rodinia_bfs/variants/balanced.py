@@ -79,6 +79,11 @@ class BalancedBFS(GPUStep):
     name = "balanced"
     kernel_file = "balanced.hip"
     returns_parents = True
+    #: The kernel the constructor looks up, and the sets of queue counters and path
+    #: counters it allocates (step 6 extends this step and needs more of both).
+    kernel_name = "balanced_expand"
+    counter_sets = 2
+    path_count_slots = 2 * len(QUEUES)
 
     @classmethod
     def default_defines(cls, warp_size: int) -> dict:
@@ -114,7 +119,7 @@ class BalancedBFS(GPUStep):
         if count_paths:
             defines["BFS_COUNT_PATHS"] = 1
         module = self._compile(defines)
-        self.kernel = module.get_function("balanced_expand")
+        self.kernel = module.get_function(self.kernel_name)
 
         n = graph.num_vertices
         self.offsets = self._upload(graph.offsets)  # hipMalloc + hipMemcpy
@@ -129,8 +134,8 @@ class BalancedBFS(GPUStep):
             for _ in range(2)
         ]
         # Two sets of the three queue counters: a launch counts into one, clears the other.
-        self.counts = self._alloc(2 * len(QUEUES) * COUNTER_STRIDE * 4)
-        self.path_counts = self._alloc(2 * len(QUEUES) * 8)  # bfs_u64 each
+        self.counts = self._alloc(self.counter_sets * len(QUEUES) * COUNTER_STRIDE * 4)
+        self.path_counts = self._alloc(self.path_count_slots * 8)  # bfs_u64 each
         # Pinned host memory: the counters come back every level; the source goes down
         # at the start of every BFS (as all its pieces, if it is a large vertex).
         self.h_counts = device.host_malloc(len(QUEUES) * COUNTER_STRIDE, np.uint32)

@@ -1,0 +1,150 @@
+"""
+Chapter 6: direction-optimizing BFS (push and pull)
+===================================================
+
+What you will learn:
+
+* how Beamer's rule picks, before each level, between top-down (each frontier vertex
+  pushes to its out-edges) and bottom-up (each unvisited vertex pulls a parent from its
+  in-edges), from four counts the kernel sums on the device: n_f, m_f, n and m_u;
+* what that choice looks like level by level on a Kronecker graph: top-down while the
+  frontier is small, bottom-up through the wide middle levels, top-down for the tail;
+  and on a grid, where every level stays top-down;
+* that a directed graph is searched bottom-up through its reverse, a symmetric one
+  through itself, and that vertices without in-edges (the many isolated vertices of a
+  Kronecker graph) are never looked at by a bottom-up sweep;
+* that forcing one direction for every level gives the same levels: the rule changes
+  the work, never the answer.
+
+Three graphs: a Graph500 Kronecker graph of scale 14, a 128 x 128 grid, and a directed
+graph (the Kronecker graph's edges, each kept one way only), each searched from a
+source other than 0, with Beamer's rule and with each direction forced.
+
+Run::
+
+    python examples/06_push_pull.py [--backend auto|hip|cuda|cpu] [--inject-error]
+                                    [--levels-csv FILE]
+
+It ends with ``validation passed`` (exit status 0) or ``validation failed (N errors)``
+(exit status 1). ``--inject-error`` changes one level of the first result before it is
+checked, to show what a failure looks like. ``--levels-csv`` writes the Kronecker
+graph's per-level table (the one chapter 6 shows) to a CSV file.
+"""
+
+# [example-begin]
+import argparse
+import csv
+import sys
+
+import numpy as np
+
+from rodinia_bfs.api import open_device
+from rodinia_bfs.cli import run_main
+from rodinia_bfs.errors import ValidationError
+from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.graphs.generators import grid2d, kronecker
+from rodinia_bfs.reference import bfs_reference
+from rodinia_bfs.validate import report, validate_result
+from rodinia_bfs.variants.push_pull import ALPHA, BETA, PushPullBFS, rule_table
+
+
+def one_way(graph: CSRGraph) -> CSRGraph:
+    """The directed graph that keeps each edge u - v of `graph` as the arc u -> v, u < v."""
+    sources, targets = graph.edges()
+    keep = sources < targets
+    return CSRGraph.from_edges(sources[keep], targets[keep], graph.num_vertices,
+                               name=f"{graph.name}-one-way")
+
+
+def level_table(graph, source, levels, directions):
+    """Per level: Beamer's counts (from the reference levels and the degrees), the
+    thresholds they are compared with, and the direction the kernel took."""
+    return [{"level": row["level"], "n_f": row["n_f"], "m_f": row["m_f"], "m_u": row["m_u"],
+             "m_u / alpha": row["m_u"] // ALPHA, "n / beta": graph.num_vertices // BETA,
+             "rule": row["direction"], "taken": taken}
+            for row, taken in zip(rule_table(graph, source, levels), directions)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    parser.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
+    parser.add_argument("--inject-error", action="store_true",
+                        help="change one level before validation, to see a failure")
+    parser.add_argument("--levels-csv", metavar="FILE",
+                        help="write the Kronecker graph's per-level table to FILE")
+    args = parser.parse_args()
+
+    # The device: auto picks hip, then cuda, then the cpu emulator, and says why.
+    device, why = open_device(args.backend)
+    print(f"device: {device.describe()} [{why}]")
+    # Step 4's tunables, and this step's: ALPHA, BETA, BU_PROBE, BU_WARP_THRESHOLD,
+    # FORCE_DIRECTION (0: Beamer's rule).
+    print(f"tunables: {PushPullBFS.default_defines(device.warp_size)}")
+
+    graph = kronecker(14, seed=1, progress=False)
+    low = int(np.flatnonzero(graph.degrees() == 2)[0])  # a source of small degree
+    graphs = [(graph, low), (grid2d(128, 128), 300), (one_way(graph), low)]
+    problems = []
+    for graph, source in graphs:
+        print(f"\ngraph: {graph!r}, source {source}")
+        reference = bfs_reference(graph, source)
+
+        # Set up once per graph: the in-edges (the graph itself if it is symmetric, else
+        # its reverse) and the list of vertices a bottom-up sweep visits. Then one BFS
+        # with Beamer's rule; count_paths makes the kernel count its sweeps too.
+        with PushPullBFS(device, graph, count_paths=True) as step:
+            print(f"  symmetric: {step.symmetric}; vertices with in-edges: "
+                  f"{step.active_count:,} of {graph.num_vertices:,}")
+            result = step.run(source)
+            directions, swept = step.last_directions, step.last_sweep_counts
+        rows = level_table(graph, source, reference.levels, directions)
+        print(f"  {result.iterations} levels:")
+        print(f"    {'level':>5} {'n_f':>7} {'m_f':>8} {'m_u':>8} {'m_u/alpha':>9} "
+              f"{'n/beta':>7} {'rule':>5} {'taken':>5}")
+        for i, row in enumerate(rows):
+            if len(rows) > 12 and i == 5:
+                print(f"    {'...':>5} ({len(rows) - 8} more levels)")
+            if len(rows) > 12 and 5 <= i < len(rows) - 3:
+                continue  # a long search: its first and last levels tell the story
+            print(f"    {row['level']:>5} {row['n_f']:>7,} {row['m_f']:>8,} {row['m_u']:>8,} "
+                  f"{row['m_u / alpha']:>9,} {row['n / beta']:>7,} {row['rule']:>5} "
+                  f"{row['taken']:>5}")
+        pulls = directions.count("pull")
+        print(f"  bottom-up sweeps: {pulls} levels, {swept['looked_at']:,} vertices looked at "
+              f"({pulls} x {step.active_count:,}), {swept['found']:,} found")
+        if args.levels_csv and graph is graphs[0][0]:
+            with open(args.levels_csv, "w", newline="") as out:
+                writer = csv.DictWriter(out, fieldnames=list(rows[0]), lineterminator="\n")
+                writer.writeheader()
+                writer.writerows(rows)
+            print(f"  (table written to {args.levels_csv})")
+
+        results = {"auto": result}
+        for forced in ("push", "pull"):
+            with PushPullBFS(device, graph, direction=forced) as step:
+                results[forced] = step.run(source)
+
+        if args.inject_error and not problems:
+            wrong = int(np.flatnonzero(result.levels >= 0)[-1])
+            result.levels[wrong] += 1
+            print(f"  (injected error: level of vertex {wrong} changed)")
+
+        # Levels must equal the reference's; parents only have to form a valid BFS tree
+        # (a bottom-up parent is any frontier in-neighbour). The device's direction must
+        # be the rule's, and the rule must not change the answer.
+        for mode, run in results.items():
+            try:
+                validate_result(graph, source, run.levels, run.parents, reference)
+                print(f"  ok ({mode}): levels == CPU reference, parents pass Graph500's rules")
+            except ValidationError as exc:
+                problems.append(f"{graph.name} ({mode}): {exc}")
+        if directions != [row["rule"] for row in rows]:
+            problems.append(f"{graph.name}: the kernel's directions {directions} are not the "
+                            "rule's")
+
+    print()
+    return report(problems)
+
+
+if __name__ == "__main__":
+    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1

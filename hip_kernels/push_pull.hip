@@ -1,0 +1,463 @@
+// Step 6: direction-optimizing BFS (Beamer, Asanović, Patterson, SC12).
+//
+// Top-down ("push"): every frontier vertex looks at its out-edges and claims the
+// unvisited vertices it finds, as in step 4, whose degree-split queues (frontier.h)
+// this step uses unchanged. In the middle levels of a small-world graph most of those
+// edges lead to vertices visited already, and the work is wasted.
+//
+// Bottom-up ("pull"): every unvisited vertex looks at its in-edges for one parent in
+// the frontier and stops at the first it finds. The frontier is then a bitmap (one bit
+// per vertex), small enough to stay in the cache.
+//
+// Beamer's rule picks the direction before each level, from four counts:
+//   n_f  vertices in the frontier,         m_f  edges out of the frontier,
+//   n    vertices of the graph,            m_u  edges out of the unvisited vertices.
+// Top-down -> bottom-up when m_f > m_u / ALPHA (the frontier's edges outnumber what a
+// bottom-up sweep would look at) and the frontier grows; bottom-up -> top-down when
+// n_f < n / BETA and the frontier shrinks (the state machine of Beamer's paper).
+//
+// The whole search is ONE cooperative launch: every block stays resident, the grid
+// strides over each level's work, and grid_sync() separates the phases. The counts of
+// the rule are summed on the device and read by every thread after the barrier, so all
+// threads take the same decision and the host waits once, at the end.
+#include "frontier.h"
+
+#ifndef ALPHA
+#error "compile with -DALPHA=<Beamer's alpha: bottom-up when m_f > m_u / ALPHA>"
+#endif
+#ifndef BETA
+#error "compile with -DBETA=<Beamer's beta: top-down again when n_f < n / BETA>"
+#endif
+#ifndef BU_PROBE
+#error "compile with -DBU_PROBE=<in-edges a thread checks alone before its warp helps>"
+#endif
+#ifndef BU_WARP_THRESHOLD
+#error "compile with -DBU_WARP_THRESHOLD=<in-edges left from which the warp scans a list>"
+#endif
+#ifndef FORCE_DIRECTION
+#error "compile with -DFORCE_DIRECTION=<0: Beamer's rule, 1: always top-down, 2: always bottom-up>"
+#endif
+#if ALPHA < 1 || BETA < 1 || BU_PROBE < 0 || BU_WARP_THRESHOLD < 1
+#error "need ALPHA >= 1, BETA >= 1, BU_PROBE >= 0 and BU_WARP_THRESHOLD >= 1"
+#endif
+
+// [push-pull-bitmap-begin]
+// A bitmap: bit v of word v / BITMAP_WORD_BITS is set when vertex v is in the frontier.
+#define BITMAP_WORD_BITS (8 * (int)sizeof(bfs_u32))
+#define BITMAP_WORD_SHIFT 5  // log2(BITMAP_WORD_BITS)
+
+__device__ inline bool in_bitmap(const bfs_u32* bits, vertex_t v)
+{
+    return (bits[v >> BITMAP_WORD_SHIFT] >> (v & (BITMAP_WORD_BITS - 1))) & 1u;
+}
+
+__device__ inline void add_to_bitmap(bfs_u32* bits, vertex_t v)
+{
+    atomicOr(&bits[v >> BITMAP_WORD_SHIFT], 1u << (v & (BITMAP_WORD_BITS - 1)));
+}
+// [push-pull-bitmap-end]
+
+// Directions, as the per-level record stores them (bit 31 of the entry).
+#define TOP_DOWN 0
+#define BOTTOM_UP 1
+#define RECORD_BOTTOM_UP 0x80000000u
+
+// What the host reads back after the launch (status[]).
+#define STATUS_LEVELS 0
+#define STATUS_ERROR 1
+#define ERROR_RUNAWAY 1   // more levels than vertices
+#define ERROR_OVERFLOW 2  // more queue entries than a BFS can make
+
+// Sets of counters: the queue lengths (QUEUES of them, COUNTER_STRIDE apart) and the
+// tally (vertices and edges found, on a 128-byte line of its own). Phase p counts into
+// set p % 3, everyone reads set p % 3 after the barrier that ends phase p, and phase
+// p clears set (p + 1) % 3, which nobody reads or writes during phase p.
+#define COUNTER_SETS 3
+#define TALLY_STRIDE 16  // bfs_u64 slots
+
+// After a barrier, values other blocks wrote: read them past the cache.
+__device__ inline bfs_u32 load_fresh(const bfs_u32* p) { return *(const volatile bfs_u32*)p; }
+__device__ inline bfs_u64 load_fresh(const bfs_u64* p) { return *(const volatile bfs_u64*)p; }
+
+__device__ inline int lowest_lane(lane_mask_t mask) { return __ffsll((long long)mask) - 1; }
+
+#ifdef BFS_COUNT_PATHS
+// For the tests: the vertices bottom-up sweeps looked at, and those they found.
+#define COUNT_SWEEP(what, count) atomicAdd(&S.path_counts[2 * QUEUES + (what)], (bfs_u64)(count))
+#else
+#define COUNT_SWEEP(what, count) \
+    do {                         \
+    } while (0)
+#endif
+
+// [push-pull-tally-begin]
+// Add every thread's tally to the global one: a sum across the warp by shuffles, one
+// shared-memory atomic per warp, one global atomic per block. Every thread calls it.
+__device__ inline void add_tally(Tally found, bfs_u64* block_tally, bfs_u64* tally)
+{
+    for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
+        found.vertices += (bfs_u64)warp_shfl((bfs_i64)found.vertices, (int)(lane_id() ^ offset));
+        found.edges += (bfs_u64)warp_shfl((bfs_i64)found.edges, (int)(lane_id() ^ offset));
+    }
+    if (lane_id() == 0 && found.vertices > 0) {
+        atomicAdd(&block_tally[0], found.vertices);
+        atomicAdd(&block_tally[1], found.edges);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        if (block_tally[0] > 0) {
+            atomicAdd(&tally[0], block_tally[0]);
+            atomicAdd(&tally[1], block_tally[1]);
+        }
+        block_tally[0] = 0;
+        block_tally[1] = 0;
+    }
+}
+// [push-pull-tally-end]
+
+// What the bottom-up sweep reads and writes.
+struct Sweep {
+    const edge_t* offsets;     // out-edges: the degree of a vertex found, for m_f
+    const edge_t* in_offsets;  // in-edges: where a vertex looks for its parent
+    const vertex_t* in_edges;
+    const vertex_t* active;    // the vertices that have in-edges, in increasing order
+    bfs_u32 active_count;
+    level_t* levels;
+    vertex_t* parents;
+    level_t next_level;
+    const bfs_u32* frontier;   // bitmap of this level's frontier
+    bfs_u32* next_frontier;    // bitmap of the next one, all zero at the start
+    bfs_u64* path_counts;
+};
+
+// [push-pull-bottom-up-begin]
+// One bottom-up level. The warps take WARP_SIZE consecutive entries of the active list
+// at a time (a coalesced read). A lane whose vertex is unvisited checks the first
+// BU_PROBE in-edges itself: in the middle levels most vertices find a parent there.
+// Lists with BU_WARP_THRESHOLD in-edges or more left are then scanned by the whole warp,
+// one list at a time, WARP_SIZE in-edges per step, and a ballot says whether any of
+// them is in the frontier. The rest finish alone. Every lane of a warp runs the loops
+// below the same number of times, so the warp votes are reached by all lanes.
+__device__ inline void bottom_up(const Sweep& S, bfs_u32 first_warp, bfs_u32 warps, Tally& found)
+{
+    for (bfs_u32 base = first_warp * WARP_SIZE; base < S.active_count; base += warps * WARP_SIZE) {
+        const bfs_u32 i = base + lane_id();
+        vertex_t v = -1;
+        edge_t e = 0, end = 0;
+        if (i < S.active_count) {
+            const vertex_t candidate = S.active[i];
+            if (S.levels[candidate] == -1) {  // not visited yet: look for a parent
+                v = candidate;
+                e = S.in_offsets[v];
+                end = S.in_offsets[v + 1];
+            }
+        }
+        vertex_t parent = -1;
+        // 1. Each lane alone, a few in-edges.
+        const edge_t probe_end = e + BU_PROBE < end ? e + BU_PROBE : end;
+        for (; e < probe_end; e++) {
+            const vertex_t u = S.in_edges[e];
+            if (in_bitmap(S.frontier, u)) {
+                parent = u;
+                break;
+            }
+        }
+        // 2. Long lists left: the whole warp, one list at a time.
+        lane_mask_t long_lists = warp_ballot(parent < 0 && end - e >= BU_WARP_THRESHOLD);
+        while (long_lists != 0) {
+            const int owner = lowest_lane(long_lists);
+            long_lists &= long_lists - 1;
+            const edge_t list_begin = warp_shfl(e, owner);
+            const edge_t list_end = warp_shfl(end, owner);
+            vertex_t found_parent = -1;
+            for (edge_t f = list_begin; f < list_end; f += WARP_SIZE) {
+                const vertex_t u = f + lane_id() < list_end ? S.in_edges[f + lane_id()] : -1;
+                const lane_mask_t hits = warp_ballot(u >= 0 && in_bitmap(S.frontier, u));
+                if (hits != 0) {  // the same in every lane: all leave together
+                    found_parent = warp_shfl(u, lowest_lane(hits));
+                    break;
+                }
+            }
+            if ((int)lane_id() == owner) {
+                parent = found_parent;
+                e = end;  // scanned, with or without success
+            }
+        }
+        // 3. Short lists left: each lane alone.
+        if (parent < 0) {
+            for (; e < end; e++) {
+                const vertex_t u = S.in_edges[e];
+                if (in_bitmap(S.frontier, u)) {
+                    parent = u;
+                    break;
+                }
+            }
+        }
+        if (i < S.active_count) COUNT_SWEEP(0, 1);
+        if (parent >= 0) {
+            COUNT_SWEEP(1, 1);
+            // Only this thread looks at v in this sweep: no atomics for the claim.
+            S.levels[v] = S.next_level;
+            S.parents[v] = parent;
+            add_to_bitmap(S.next_frontier, v);
+            found.vertices += 1;
+            found.edges += (bfs_u64)(S.offsets[v + 1] - S.offsets[v]);
+        }
+    }
+}
+// [push-pull-bottom-up-end]
+
+// [push-pull-convert-begin]
+// From queues to a bitmap (before a bottom-up level): one bit per queued vertex; a large
+// vertex is in its queue once per piece, and piece 0 sets its bit.
+__device__ inline void queues_to_bitmap(const vertex_t* small, bfs_u32 small_count,
+                                        const vertex_t* medium, bfs_u32 medium_count,
+                                        const Piece* large, bfs_u32 large_count,
+                                        bfs_u32* bits, bfs_u32 first_thread, bfs_u32 threads)
+{
+    for (bfs_u32 i = first_thread; i < small_count; i += threads) add_to_bitmap(bits, small[i]);
+    for (bfs_u32 i = first_thread; i < medium_count; i += threads) add_to_bitmap(bits, medium[i]);
+    for (bfs_u32 i = first_thread; i < large_count; i += threads)
+        if (large[i].index == 0) add_to_bitmap(bits, large[i].vertex);
+}
+
+// From a bitmap to queues (before a top-down level): each thread takes whole words and
+// enqueues the vertices of their set bits by degree, as a top-down level would have.
+// The caller copies the block-local queues out.
+__device__ inline void bitmap_to_queues(const Level& L, const bfs_u32* bits, bfs_u32 words,
+                                        bfs_u32 first_thread, bfs_u32 threads)
+{
+    for (bfs_u32 w = first_thread; w < words; w += threads) {
+        bfs_u32 word = bits[w];
+        while (word != 0) {  // at most BITMAP_WORD_BITS trips
+            const vertex_t v = (vertex_t)(w * BITMAP_WORD_BITS) + (__ffs((int)word) - 1);
+            word &= word - 1;
+            enqueue(L, v, L.offsets[v + 1] - L.offsets[v]);
+        }
+    }
+}
+// [push-pull-convert-end]
+
+// Zero a bitmap, the whole grid together.
+__device__ inline void clear_bitmap(bfs_u32* bits, bfs_u32 words, bfs_u32 first_thread,
+                                    bfs_u32 threads)
+{
+    for (bfs_u32 w = first_thread; w < words; w += threads) bits[w] = 0;
+}
+
+// The counters a phase counts into. Phase p counts into set p % 3; everyone reads that
+// set after the barrier that ends phase p; and phase p clears set (p + 1) % 3, which
+// nobody reads or writes during phase p (it was read after phase p - 2).
+struct Counters {
+    bfs_u32* counts;  // queue lengths: SMALL, MEDIUM and LARGE, COUNTER_STRIDE apart
+    bfs_u64* tally;   // vertices and edges found
+};
+
+__device__ inline Counters begin_phase(bfs_u32* counts, bfs_u64* tallies, bfs_u32 phase)
+{
+    const bfs_u32 spare = (phase + 1) % COUNTER_SETS;
+    if (blockIdx.x == 0 && threadIdx.x < QUEUES)
+        counts[(spare * QUEUES + threadIdx.x) * COUNTER_STRIDE] = 0;
+    if (blockIdx.x == 0 && threadIdx.x < 2) tallies[spare * TALLY_STRIDE + threadIdx.x] = 0;
+    const bfs_u32 mine = phase % COUNTER_SETS;
+    return Counters{counts + mine * QUEUES * COUNTER_STRIDE, tallies + mine * TALLY_STRIDE};
+}
+
+// [push-pull-state-begin]
+// The state of the search between levels. Every thread keeps its own copy and updates
+// it from the same global counts after the same barriers, so all copies stay equal:
+// every thread takes the same decisions, and none waits at a barrier the others skip.
+struct SearchState {
+    level_t level;              // the frontier's level
+    int queue_set;              // which of the two queue sets holds the frontier
+    int as_bitmap;              // the frontier is in queues (0) or in a bitmap (1)
+    int direction;              // TOP_DOWN or BOTTOM_UP: how the last level went
+    bfs_u32 phase;              // phases run so far: picks the counter set
+    bfs_u32 dirty;              // bit b: bitmap b may have bits set
+    bfs_u32 small_count, medium_count, large_count;  // the queues' lengths
+    bfs_u64 frontier_vertices;  // n_f
+    bfs_u64 frontier_edges;     // m_f
+    bfs_u64 previous_vertices;  // n_f of the level before
+    bfs_u64 unvisited_edges;    // m_u
+    bfs_u64 enqueued, pieces;   // queue entries so far, for the guard
+};
+// [push-pull-state-end]
+
+// After a phase that filled the next queues: their lengths. Each vertex enters a queue
+// once per BFS (a large one as all its pieces); more than that means a broken kernel,
+// and false stops the search before it writes past a queue's end.
+__device__ inline bool take_queues(const Counters& c, SearchState& st, vertex_t num_vertices,
+                                   bfs_u32 large_capacity)
+{
+    st.queue_set ^= 1;
+    st.small_count = load_fresh(&c.counts[SMALL * COUNTER_STRIDE]);
+    st.medium_count = load_fresh(&c.counts[MEDIUM * COUNTER_STRIDE]);
+    st.large_count = load_fresh(&c.counts[LARGE * COUNTER_STRIDE]);
+    st.enqueued += st.small_count + st.medium_count;
+    st.pieces += st.large_count;
+    return st.enqueued <= (bfs_u64)num_vertices && st.pieces <= large_capacity;
+}
+
+// The block's local queues are copied out; empty them for the next level's enqueues
+// (the grid barrier that follows orders this before them).
+__device__ inline void empty_local_queues(LocalQueues& local)
+{
+    __syncthreads();  // every thread of the block is done with the counts
+    if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
+}
+
+// [push-pull-kernel-begin]
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
+push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
+              const edge_t* in_offsets, const vertex_t* in_edges,
+              const vertex_t* active, bfs_u32 active_count,
+              vertex_t num_vertices, bfs_u64 num_edges, bfs_u64 source_edges,
+              level_t* levels, vertex_t* parents,
+              vertex_t* small_0, vertex_t* medium_0, Piece* large_0,
+              vertex_t* small_1, vertex_t* medium_1, Piece* large_1,
+              bfs_u32 small_count, bfs_u32 medium_count, bfs_u32 large_count,
+              bfs_u32 large_capacity, bfs_u32* bitmaps, bfs_u32 words,
+              bfs_u32* counts, bfs_u64* tallies, bfs_u32* records,
+              bfs_u64* clocks, bfs_u32 record_clocks,
+              bfs_u32* status, GridBarrier* barrier, bfs_u64* path_counts)
+{
+    __shared__ LocalQueues local;
+    __shared__ bfs_u64 block_tally[2];
+    if (threadIdx.x < 2) {
+        local.counts[threadIdx.x] = 0;
+        block_tally[threadIdx.x] = 0;
+    }
+    __syncthreads();  // nobody enqueues before the counters are zero
+
+    // The grid strides over all the work of a phase: a thread's place in it.
+    const bfs_u32 threads = gridDim.x * BLOCK_SIZE;
+    const bfs_u32 warps = gridDim.x * WARPS_PER_BLOCK;
+    const bfs_u32 thread = blockIdx.x * BLOCK_SIZE + threadIdx.x;
+    const bfs_u32 warp = blockIdx.x * WARPS_PER_BLOCK + warp_id();
+    vertex_t* const small_queues[2] = {small_0, small_1};
+    vertex_t* const medium_queues[2] = {medium_0, medium_1};
+    Piece* const large_queues[2] = {large_0, large_1};
+    // Level 0: the source alone in its queue (the host put it there), top-down;
+    // m_f is the source's degree, m_u every other edge.
+    SearchState st = {0, 0, 0, TOP_DOWN, 0, 0, small_count, medium_count, large_count,
+                      1, source_edges, 0, num_edges - source_edges,
+                      (bfs_u64)small_count + medium_count, large_count};
+    // [push-pull-kernel-end]
+
+    for (;;) {
+        if (st.level >= num_vertices) {  // each level reaches a new vertex: a broken kernel
+            if (thread == 0) status[STATUS_ERROR] = ERROR_RUNAWAY;
+            break;
+        }
+        if (record_clocks && thread == 0) clocks[st.level] = device_clock();
+        // [push-pull-rule-begin]
+        // Beamer's rule, in integers: bottom-up when m_f > m_u / ALPHA while the frontier
+        // grows, top-down again when n_f < n / BETA while it shrinks.
+        if (FORCE_DIRECTION == 1) {
+            st.direction = TOP_DOWN;
+        } else if (FORCE_DIRECTION == 2) {
+            st.direction = BOTTOM_UP;
+        } else if (st.direction == TOP_DOWN) {
+            if (st.frontier_edges * ALPHA > st.unvisited_edges &&
+                st.frontier_vertices > st.previous_vertices)
+                st.direction = BOTTOM_UP;
+        } else if (st.frontier_vertices * BETA < (bfs_u64)num_vertices &&
+                   st.frontier_vertices < st.previous_vertices) {
+            st.direction = TOP_DOWN;
+        }
+        // [push-pull-rule-end]
+        if (thread == 0)
+            records[st.level] = (bfs_u32)st.frontier_vertices |
+                                (st.direction == BOTTOM_UP ? RECORD_BOTTOM_UP : 0u);
+        // Three bitmaps in turn: this level's frontier, the next one, and the last
+        // level's, which this level's phase clears.
+        const bfs_u32 this_map = (bfs_u32)st.level % 3, next_map = (this_map + 1) % 3,
+                      old_map = (this_map + 2) % 3;
+        bfs_u32* const frontier_bits = bitmaps + this_map * words;
+
+        // [push-pull-switch-begin]
+        // A change of direction: the frontier goes into the form the new direction
+        // reads, in a phase of its own.
+        if (st.direction == BOTTOM_UP && !st.as_bitmap) {
+            begin_phase(counts, tallies, st.phase);
+            queues_to_bitmap(small_queues[st.queue_set], st.small_count,
+                             medium_queues[st.queue_set], st.medium_count,
+                             large_queues[st.queue_set], st.large_count, frontier_bits,
+                             thread, threads);
+            st.dirty |= 1u << this_map;
+            st.as_bitmap = 1;
+            st.phase++;
+            if (!grid_sync(barrier)) return;
+        } else if (st.direction == TOP_DOWN && st.as_bitmap) {
+            const Counters c = begin_phase(counts, tallies, st.phase);
+            const Level L = {offsets, edges, levels, parents, st.level + 1,
+                             small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
+                             large_queues[st.queue_set ^ 1], c.counts, &local, path_counts};
+            bitmap_to_queues(L, frontier_bits, words, thread, threads);
+            copy_out(L);
+            empty_local_queues(local);
+            st.phase++;
+            if (!grid_sync(barrier)) return;
+            st.as_bitmap = 0;
+            if (!take_queues(c, st, num_vertices, large_capacity)) {
+                if (thread == 0) status[STATUS_ERROR] = ERROR_OVERFLOW;
+                break;
+            }
+        }
+        // [push-pull-switch-end]
+
+        // [push-pull-level-begin]
+        // One level, in the chosen direction.
+        const Counters c = begin_phase(counts, tallies, st.phase);
+        if (st.dirty & (1u << old_map)) {
+            clear_bitmap(bitmaps + old_map * words, words, thread, threads);
+            st.dirty &= ~(1u << old_map);
+        }
+        Tally found = {0, 0};
+        if (st.direction == BOTTOM_UP) {
+            const Sweep S = {offsets, in_offsets, in_edges, active, active_count, levels,
+                             parents, st.level + 1, frontier_bits, bitmaps + next_map * words,
+                             path_counts};
+            bottom_up(S, warp, warps, found);
+            st.dirty |= 1u << next_map;
+        } else {
+            // Step 4's three expansions, each over the whole grid; `found` counts the
+            // vertices claimed.
+            const Level L = {offsets, edges, levels, parents, st.level + 1,
+                             small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
+                             large_queues[st.queue_set ^ 1], c.counts, &local, path_counts,
+                             &found};
+            expand_large(L, large_queues[st.queue_set], st.large_count, blockIdx.x, gridDim.x);
+            expand_medium(L, medium_queues[st.queue_set], st.medium_count, warp, warps);
+            expand_small(L, small_queues[st.queue_set], st.small_count, thread, threads);
+            copy_out(L);
+            empty_local_queues(local);
+        }
+        add_tally(found, block_tally, c.tally);
+        st.phase++;
+        if (!grid_sync(barrier)) return;
+        // [push-pull-level-end]
+
+        // [push-pull-count-begin]
+        // Every thread reads the same sums and updates its copy of the state.
+        const bfs_u64 found_vertices = load_fresh(&c.tally[0]);
+        const bfs_u64 found_edges = load_fresh(&c.tally[1]);
+        if (st.direction == TOP_DOWN && !take_queues(c, st, num_vertices, large_capacity)) {
+            if (thread == 0) status[STATUS_ERROR] = ERROR_OVERFLOW;
+            break;
+        }
+        st.as_bitmap = st.direction == BOTTOM_UP;
+        st.unvisited_edges = st.unvisited_edges > found_edges ? st.unvisited_edges - found_edges
+                                                              : 0;
+        st.previous_vertices = st.frontier_vertices;
+        st.frontier_vertices = found_vertices;
+        st.frontier_edges = found_edges;
+        st.level++;
+        if (st.frontier_vertices == 0) break;  // the search is over
+        // [push-pull-count-end]
+    }
+    if (thread == 0) {
+        if (record_clocks) clocks[st.level] = device_clock();
+        status[STATUS_LEVELS] = (bfs_u32)st.level;
+    }
+}

@@ -1,0 +1,275 @@
+"""Step 6: direction-optimizing BFS (host side).
+
+The kernel is in ``hip_kernels/push_pull.hip``. It runs the whole search in one
+cooperative launch: top-down levels with step 4's degree-split queues, bottom-up levels
+over the vertices that have in-edges with the frontier as a bitmap, and Beamer's rule
+(Beamer, Asanović, Patterson, SC12) choosing between them before each level, on the
+device. The host sets up once per graph (the in-edges, the list of vertices a bottom-up
+sweep visits), then per BFS resets, launches, and waits once.
+
+This step extends step 4's host code (:class:`~rodinia_bfs.variants.balanced.BalancedBFS`):
+the same tunables, queues and reset, one kernel for every level instead of one launch
+per level.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.reference import BFSResult
+from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, ceil_div
+from rodinia_bfs.variants.balanced import BLOCK_SIZE, MAX_BLOCKS, QUEUES, BalancedBFS
+from rodinia_bfs.variants.balanced import tunables as balanced_tunables
+from rodinia_bfs.variants.base import LevelTimer, check_fits
+
+# [push-pull-tunables-begin]
+#: Beamer's alpha: go bottom-up when the frontier's edges m_f exceed m_u / ALPHA, m_u
+#: being the edges out of the unvisited vertices.
+ALPHA = 15
+
+#: Beamer's beta: go top-down again when the frontier's vertices n_f fall below n / BETA
+#: (and the frontier shrinks).
+BETA = 18
+
+#: In a bottom-up sweep each thread checks this many in-edges of its vertex alone
+#: before its warp helps with what is left of a long list.
+BU_PROBE = 4
+
+#: What is left of an in-edge list is scanned by the whole warp from this many in-edges
+#: up (default: a warp's width, as step 4's warp threshold).
+BU_WARP_THRESHOLD = None
+
+#: The directions a search may take: Beamer's rule, or one of them always (for tests
+#: and for comparing).
+DIRECTIONS = {"auto": 0, "push": 1, "pull": 2}
+
+
+def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA,
+             beta: int = BETA, bu_probe: int = BU_PROBE, bu_warp_threshold: int | None = None,
+             direction: str = "auto", **balanced) -> dict:
+    """The ``-D`` macros of the kernel: step 4's (``balanced`` takes its options) and
+    the bottom-up and switch tunables; ``None`` takes the default."""
+    defines = balanced_tunables(warp_size, block_size, **balanced)
+    if direction not in DIRECTIONS:
+        raise RodiniaBFSError(f"direction must be one of {', '.join(DIRECTIONS)}, "
+                              f"got {direction!r}")
+    defines.update(
+        ALPHA=alpha,
+        BETA=beta,
+        BU_PROBE=bu_probe,
+        BU_WARP_THRESHOLD=warp_size if bu_warp_threshold is None else bu_warp_threshold,
+        FORCE_DIRECTION=DIRECTIONS[direction],
+    )
+    return defines
+# [push-pull-tunables-end]
+
+
+#: What the host reads back after the launch, in one copy: the kernel's status (levels
+#: run, error) and then its grid barrier (arrived, failed, ...).
+STATUS_WORDS = 4
+CONTROL_BYTES = 4 * STATUS_WORDS + GRID_BARRIER_BYTES
+STATUS_LEVELS, STATUS_ERROR, BARRIER_FAILED = 0, 1, STATUS_WORDS + 1
+
+#: The kernel's error codes (status[STATUS_ERROR]).
+ERRORS = {
+    1: "it ran more levels than the graph has vertices",
+    2: "its queues held more entries than a BFS can make",
+}
+
+#: A per-level record: the frontier's size, with this bit set for a bottom-up level.
+RECORD_BOTTOM_UP = 1 << 31
+
+#: Bits of a bitmap word (bfs_u32), and bfs_u64 slots of a set of the kernel's tally.
+BITMAP_WORD_BITS = 32
+TALLY_STRIDE = 16
+
+
+class PushPullBFS(BalancedBFS):
+    """Direction-optimizing BFS: top-down or bottom-up per level, in one cooperative launch."""
+
+    name = "push_pull"
+    kernel_file = "push_pull.hip"
+    kernel_name = "push_pull_bfs"
+    #: Three counter sets (see the kernel); two more path counters for bottom-up sweeps.
+    counter_sets = 3
+    path_count_slots = 2 * len(QUEUES) + 2
+    #: The kernel records each level's frontier size (:meth:`run` downloads them).
+    reports_frontier_sizes = True
+
+    @classmethod
+    def default_defines(cls, warp_size: int) -> dict:
+        return tunables(warp_size)
+
+    # [push-pull-setup-begin]
+    def __init__(self, device: Device, graph: CSRGraph, block_size: int = BLOCK_SIZE, *,
+                 alpha: int = ALPHA, beta: int = BETA, bu_probe: int = BU_PROBE,
+                 bu_warp_threshold: int | None = None, direction: str = "auto",
+                 max_blocks: int | None = None, count_paths: bool = False, **balanced):
+        self._push_pull = tunables(device.warp_size, block_size, alpha=alpha, beta=beta,
+                                   bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
+                                   direction=direction, **balanced)
+        if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"]) < 1 or bu_probe < 0:
+            raise RodiniaBFSError(
+                f"need alpha >= 1, beta >= 1, bu_warp_threshold >= 1 and bu_probe >= 0, got "
+                f"{alpha}, {beta}, {self._push_pull['BU_WARP_THRESHOLD']} and {bu_probe}")
+        if max_blocks is not None and max_blocks < 1:
+            raise RodiniaBFSError(f"max_blocks must be at least 1, got {max_blocks}")
+        n = graph.num_vertices
+        # Set-up, once per graph. The in-edges a bottom-up sweep reads: the graph itself
+        # when it is symmetric (checked, whatever the file said), else its reverse.
+        reverse = graph.reverse()
+        self.symmetric = graph.is_symmetric(reverse)
+        # A vertex without in-edges (an isolated one, or a source only) cannot be found
+        # bottom-up: only the others are swept, listed once here in increasing order.
+        in_degrees = np.diff(reverse.offsets)
+        active = np.flatnonzero(in_degrees > 0).astype(np.int32)
+        self.active_count = int(active.size)
+        # Step 4's arrays (32 B per vertex, 4 B per edge, and the large queues), plus: the
+        # active list and the per-level records (4 B per vertex each), three bitmaps (3
+        # bits per vertex), and the reverse graph (8 B per vertex, 4 B per edge) when the
+        # graph is directed.
+        directed = 0 if self.symmetric else 1
+        check_fits(device, graph, bytes_per_vertex=32 + 4 + 4 + 1 + 8 * directed,
+                   bytes_per_edge=4 + 4 * directed)
+        super().__init__(device, graph, block_size, max_blocks=MAX_BLOCKS,
+                         count_paths=count_paths, **balanced)
+        if self.symmetric:
+            self.in_offsets, self.in_edges = self.offsets, self.edges
+        else:
+            self.in_offsets = self._upload(reverse.offsets)
+            self.in_edges = self._upload(reverse.targets)
+        del reverse
+        self.active = self._upload(active)
+        self.words = ceil_div(max(n, 1), BITMAP_WORD_BITS)  # words of a bitmap
+        self.bitmaps = self._alloc(3 * 4 * self.words)
+        self.tallies = self._alloc(self.counter_sets * TALLY_STRIDE * 8)  # bfs_u64
+        self.records = self._alloc(4 * max(n, 1))  # bfs_u32 per level
+        self.control = self._alloc(CONTROL_BYTES)  # status, then the grid barrier
+        self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.uint32)
+        self.clocks = self._alloc(8)  # the clock at each level: grown when profiling
+        # One block per slot the device can keep resident: all of them run at once,
+        # which the grid barrier needs.
+        self.grid = device.cooperative_grid(self.kernel, block_size)
+        if max_blocks is not None:
+            self.grid = min(self.grid, max_blocks)
+    # [push-pull-setup-end]
+
+    def _compile(self, defines: dict):
+        # Step 4's constructor compiles with its own tunables: add this step's.
+        return super()._compile({**defines, **self._push_pull})
+
+    def _reset(self, source: int) -> list[int]:
+        """Step 4's start state (levels, parents, counters, the source in its queue),
+        every bitmap clear, the tallies and the status zero."""
+        start = super()._reset(source)
+        for buffer in (self.bitmaps, self.tallies, self.control):
+            self.device.memset(buffer, 0, stream=self.stream)
+        self.source = source
+        return start
+
+    # [push-pull-search-begin]
+    def _host_loop(self, start: list[int], timer: LevelTimer) -> BFSResult:
+        """The whole search: one cooperative launch and one wait."""
+        small_count, medium_count, large_count = start
+        dev, stream = self.device, self.stream
+        n = self.graph.num_vertices
+        profile = bool(timer.marks)  # profile=True: the kernel reads its clock per level
+        if profile and self.clocks.nbytes < 8 * (n + 1):
+            self.clocks = self._alloc(8 * (n + 1))
+        (small_0, medium_0, large_0), (small_1, medium_1, large_1) = (
+            (q["small"], q["medium"], q["large"]) for q in self.queues)
+        args = (self.offsets, self.edges, self.in_offsets, self.in_edges,
+                self.active, np.uint32(self.active_count),
+                np.int32(n), np.uint64(self.graph.num_edges),
+                np.uint64(self.degrees[self.source]),
+                self.levels, self.parents,
+                small_0, medium_0, large_0, small_1, medium_1, large_1,
+                np.uint32(small_count), np.uint32(medium_count), np.uint32(large_count),
+                np.uint32(self.large_capacity), self.bitmaps, np.uint32(self.words),
+                self.counts, self.tallies, self.records, self.clocks, np.uint32(profile),
+                self.control.view(0, 4 * STATUS_WORDS),
+                self.control.view(4 * STATUS_WORDS, GRID_BARRIER_BYTES), self.path_counts)
+        dev.launch_cooperative(self.kernel, self.grid, self.block_size, args, stream=stream)
+        dev.memcpy_dtoh_async(self.h_control, self.control, stream)
+        stream.synchronize()  # the one wait of the search
+        status = self.h_control
+        if status[BARRIER_FAILED]:
+            raise DeviceError(f"{self.kernel_name}: a block waited too long at the grid barrier "
+                              "and the launch gave up; some block never reached grid_sync")
+        if status[STATUS_ERROR]:
+            problem = ERRORS.get(int(status[STATUS_ERROR]), "unknown error")
+            raise DeviceError(f"{self.name} BFS did not finish: {problem} "
+                              f"(after {int(status[STATUS_LEVELS])} levels)")
+        if self.count_paths:
+            self._read_path_counts()
+        return BFSResult(iterations=int(status[STATUS_LEVELS]))
+
+    def search(self, source: int, profile: bool = False) -> BFSResult:
+        """One BFS from ``source`` (the contract's search: check, reset, host loop). With
+        ``profile=True`` the kernel reads the device's clock at each level
+        (``device_clock`` in ``bfs_common.h``): still one launch, and a time per level."""
+        outcome = super().search(source, profile=profile)
+        if profile:
+            ticks = self.device.from_device(self.clocks, outcome.iterations + 1, np.uint64)
+            seconds = np.diff(ticks.astype(np.float64)) / self.device.clock_rate_hz
+            outcome.level_times_ms = (seconds * 1e3).tolist()
+        return outcome
+    # [push-pull-search-end]
+
+    def _read_path_counts(self) -> None:
+        counted = self.device.from_device(self.path_counts, self.path_count_slots, np.uint64)
+        q = len(QUEUES)
+        self.last_path_counts = {
+            name: {"entries": int(counted[k]), "edges": int(counted[q + k])}
+            for k, name in enumerate(QUEUES)
+        }
+        #: Bottom-up sweeps of the last search: vertices looked at, and those found.
+        self.last_sweep_counts = {"looked_at": int(counted[2 * q]),
+                                  "found": int(counted[2 * q + 1])}
+
+    def run(self, source: int, profile: bool = False) -> BFSResult:
+        """One BFS, its levels and parents, and its per-level record: the frontier's size
+        (``frontier_sizes``) and the direction each level took (:attr:`last_directions`)."""
+        outcome = super().run(source, profile=profile)
+        sizes, directions = self.records_of(outcome.iterations)
+        outcome.frontier_sizes = sizes
+        #: ``"push"`` or ``"pull"`` for each level of the last run.
+        self.last_directions = directions
+        return outcome
+
+    def records_of(self, levels: int) -> tuple[list[int], list[str]]:
+        """Download the per-level records of the last search (``levels`` of them): each
+        frontier's size, and ``"push"`` or ``"pull"``."""
+        records = self.device.from_device(self.records, levels, np.uint32)
+        sizes = (records & ~np.uint32(RECORD_BOTTOM_UP)).astype(np.int64).tolist()
+        directions = ["pull" if r & RECORD_BOTTOM_UP else "push" for r in records.tolist()]
+        return sizes, directions
+
+
+# [push-pull-rule-host-begin]
+def rule_table(graph: CSRGraph, source: int, levels: np.ndarray, alpha: int = ALPHA,
+               beta: int = BETA) -> list[dict]:
+    """Beamer's rule on the host, level by level, from the levels of a finished search
+    and the out-degrees: the counts the kernel sums on the device (n_f, m_f, m_u) and
+    the direction it must then take. The chapter's table, and the tests' check."""
+    degrees = graph.degrees()
+    reached = levels >= 0
+    vertices = np.bincount(levels[reached])
+    edges = np.bincount(levels[reached], weights=degrees[reached]).astype(np.int64)
+    n = graph.num_vertices
+    unvisited = graph.num_edges - int(degrees[source])
+    direction, previous, rows = "push", 0, []
+    for level, (n_f, m_f) in enumerate(zip(vertices.tolist(), edges.tolist())):
+        if direction == "push" and m_f * alpha > unvisited and n_f > previous:
+            direction = "pull"
+        elif direction == "pull" and n_f * beta < n and n_f < previous:
+            direction = "push"
+        rows.append({"level": level, "n_f": n_f, "m_f": m_f, "m_u": unvisited,
+                     "direction": direction})
+        found = int(edges[level + 1]) if level + 1 < edges.size else 0
+        unvisited = max(unvisited - found, 0)
+        previous = n_f
+    return rows
+# [push-pull-rule-host-end]

@@ -1,0 +1,360 @@
+"""Step 6 (direction-optimizing BFS) on the cpu emulator at warp size 32 and 64.
+
+What is special to this step: the direction each level takes (Beamer's rule, counted on
+the device, must be what the same rule gives on the host from the reference levels);
+both directions on Kronecker graphs; directed graphs searched bottom-up through their
+reverse, symmetric ones through themselves (detected); vertices without in-edges never
+swept; forced all-push and all-pull runs, with tunables that send every in-edge list
+down each path of the bottom-up sweep; the guards that end a broken kernel.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from rodinia_bfs.errors import CompileError, DeviceError, RodiniaBFSError
+from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker
+from rodinia_bfs.kernels import kernel_headers, kernel_source
+from rodinia_bfs.validate import check_parents
+from rodinia_bfs.variants import STEPS
+from rodinia_bfs.variants.push_pull import PushPullBFS, rule_table, tunables
+
+from helpers import (ROOT, awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip,
+                     scipy_levels)
+
+
+def star(leaves: int = 3000) -> CSRGraph:
+    """Vertex 0 joined both ways to 1..leaves, then two isolated vertices."""
+    centre, rim = np.zeros(leaves, np.int64), np.arange(1, leaves + 1)
+    return CSRGraph.from_edges(np.r_[centre, rim], np.r_[rim, centre], leaves + 3, name="star")
+
+
+def random_directed(n: int = 2000, m: int = 9000, seed: int = 3) -> CSRGraph:
+    """One-way arcs: u -> v says nothing of v -> u."""
+    rng = np.random.default_rng(seed)
+    return CSRGraph.from_edges(rng.integers(0, n, m), rng.integers(0, n, m), n,
+                               name="random-directed")
+
+
+GRAPHS = {
+    "kronecker-12": lambda: kronecker(12, seed=1, progress=False),
+    "kronecker-10": lambda: kronecker(10, seed=5, progress=False),
+    "awkward": awkward_graph,  # directed: one-way arcs, a one-way star, isolated vertices
+    "random-directed": random_directed,
+    "star": star,
+    "hubs-50x50": lambda: grid_with_hubs(50, 50, seed=2),
+    "grid-23x19": lambda: grid2d(23, 19),
+}
+
+
+def sources_of(graph):
+    """0, the highest-degree vertex (a hub), and two others."""
+    n = graph.num_vertices
+    return sorted({0, n // 3, n - 4, int(np.argmax(graph.degrees()))})
+
+
+def check_run(graph, source, result):
+    """Levels as scipy has them, a Graph500-valid parent tree (a bottom-up parent is
+    any frontier in-neighbour), and one record per level with the frontier's size."""
+    levels = scipy_levels(graph, source)
+    np.testing.assert_array_equal(result.levels, levels)
+    check_parents(graph, source, result.levels, result.parents)
+    assert result.iterations == int(levels.max()) + 1
+    assert result.frontier_sizes == np.bincount(levels[levels >= 0]).tolist()
+
+
+def beamer_directions(graph, source, levels) -> list[str]:
+    """The direction of each level by Beamer's rule, on the host, from the reference
+    levels and the out-degrees: what the kernel must have counted and decided."""
+    return [row["direction"] for row in rule_table(graph, source, levels)]
+
+
+def test_registered():
+    assert STEPS["push_pull"] is PushPullBFS
+    assert PushPullBFS.returns_parents
+    assert list(STEPS).index("push_pull") > list(STEPS).index("balanced")
+
+
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_directions_follow_beamers_rule(device, name):
+    """The device's counts of n_f and m_f, and its decisions, equal the host's."""
+    graph = GRAPHS[name]()
+    with PushPullBFS(device, graph) as step:
+        for source in sources_of(graph):
+            result = step.run(source)
+            check_run(graph, source, result)
+            assert step.last_directions == beamer_directions(graph, source, result.levels)
+
+
+def test_the_host_rule_on_a_hand_made_search():
+    """The host's rule itself, on numbers worked out by hand: a star of 40 leaves and a
+    path of 3 behind leaf 1. From leaf 2: level 0 {2} (m_f 1), level 1 {0} (m_f 40),
+    level 2 the other 39 leaves (m_f 38 + 2: leaf 1 has 41 too), level 3 {41} (m_f 2),
+    level 4 {42} (m_f 1); 84 arcs in all."""
+    leaves, path = np.arange(1, 41), [(1, 41), (41, 42)]
+    src = np.r_[np.zeros(40, np.int64), leaves, [a for a, b in path], [b for a, b in path]]
+    dst = np.r_[leaves, np.zeros(40, np.int64), [b for a, b in path], [a for a, b in path]]
+    graph = CSRGraph.from_edges(src, dst, 43)
+    rows = rule_table(graph, 2, scipy_levels(graph, 2), alpha=2, beta=18)
+    assert [(r["n_f"], r["m_f"], r["m_u"]) for r in rows] == [
+        (1, 1, 83), (1, 40, 43), (39, 40, 3), (1, 2, 1), (1, 1, 0)]
+    # 40 * 2 > 43 but the frontier does not grow (1 -> 1): still push; 40 * 2 > 3 and it
+    # grows: pull; 1 * 18 < 43 and it shrinks: push.
+    assert [r["direction"] for r in rows] == ["push", "push", "pull", "push", "push"]
+
+
+def test_kronecker_takes_both_directions(device):
+    """Small frontiers top-down, the wide middle bottom-up, the tail top-down again."""
+    graph = GRAPHS["kronecker-12"]()
+    low = int(np.flatnonzero(graph.degrees() == 1)[0])  # a source of degree 1
+    with PushPullBFS(device, graph, count_paths=True) as step:
+        result = step.run(low)
+        check_run(graph, low, result)
+        directions = step.last_directions
+        counted = step.last_sweep_counts
+    assert directions[0] == "push" and "pull" in directions and directions[-1] == "push"
+    assert counted["found"] > 0
+    # Each pull level found exactly the next level's frontier.
+    pulled = [i for i, d in enumerate(directions) if d == "pull"]
+    assert counted["found"] == sum(result.frontier_sizes[i + 1] for i in pulled
+                                   if i + 1 < len(result.frontier_sizes))
+
+
+#: Tunables: step 4's tiny ones (every queue path, overflowing local queues, a grid of
+#: two blocks); every in-edge list scanned by the warp (no probe, threshold 1); every
+#: list scanned by its own thread (a probe longer than any list).
+CONFIGS = {
+    "default": {},
+    "tiny": dict(block_size=64, warp_threshold=2, block_threshold=5, block_piece=3,
+                 local_small=3, local_medium=2, max_blocks=2),
+    "warp-scans": dict(bu_probe=0, bu_warp_threshold=1),
+    "thread-scans": dict(bu_probe=100_000),
+    "one-block": dict(max_blocks=1, block_size=128),
+}
+
+
+@pytest.mark.parametrize("config", sorted(CONFIGS))
+@pytest.mark.parametrize("direction", ["push", "pull", "auto"])
+@pytest.mark.parametrize("name", ["kronecker-10", "awkward", "star", "hubs-50x50"])
+def test_forced_directions_are_exact(device, name, direction, config):
+    graph = GRAPHS[name]()
+    with PushPullBFS(device, graph, direction=direction, **CONFIGS[config]) as step:
+        for source in sources_of(graph):
+            result = step.run(source)
+            check_run(graph, source, result)
+            want = {"push": {"push"}, "pull": {"pull"}, "auto": {"push", "pull"}}[direction]
+            assert set(step.last_directions) <= want
+
+
+def directed_path(n: int = 40) -> CSRGraph:
+    """0 -> 1 -> ... -> n-1, one way only."""
+    return CSRGraph.from_edges(np.arange(n - 1), np.arange(1, n), n, name="directed-path")
+
+
+def test_directed_graphs_use_the_reverse(device):
+    """Bottom-up, vertex k finds its parent k - 1 among its in-edges; its out-edges hold
+    only k + 1. The step must see that the graph is not symmetric."""
+    graph = directed_path()
+    with PushPullBFS(device, graph, direction="pull") as step:
+        assert not step.symmetric
+        assert step.in_edges is not step.edges
+        check_run(graph, 0, step.run(0))
+
+
+def test_out_edges_as_in_edges_would_be_wrong(device, monkeypatch):
+    """The test above can fail: a step told the directed path is symmetric reads the
+    out-edges bottom-up and finds no parent for vertex 1."""
+    monkeypatch.setattr(CSRGraph, "is_symmetric", lambda self, reverse=None: True)
+    graph = directed_path()
+    with PushPullBFS(device, graph, direction="pull") as step:
+        levels = step.run(0).levels
+    assert not np.array_equal(levels, scipy_levels(graph, 0))
+
+
+def test_symmetry_is_detected_not_assumed(device):
+    """A symmetric graph whose file said 'directed' is searched through itself."""
+    grid = grid2d(9, 7)
+    graph = CSRGraph(grid.offsets, grid.targets, directed=True, name="grid-as-directed")
+    with PushPullBFS(device, graph) as step:
+        assert step.symmetric and step.in_edges is step.edges
+        check_run(graph, 5, step.run(5))
+
+
+@pytest.mark.parametrize("name", ["kronecker-10", "awkward"])
+def test_vertices_without_in_edges_are_never_swept(device, name):
+    """Every pull level looks at each vertex that has in-edges once, and at nothing
+    else: Kronecker graphs have many isolated vertices, the awkward graph isolated
+    ones and a star centre with out-edges only."""
+    graph = GRAPHS[name]()
+    in_degrees = np.bincount(graph.targets, minlength=graph.num_vertices)
+    swept = int(np.count_nonzero(in_degrees))
+    assert swept < graph.num_vertices - 30
+    with PushPullBFS(device, graph, direction="pull", count_paths=True) as step:
+        assert step.active_count == swept
+        for source in sources_of(graph):
+            result = step.run(source)
+            check_run(graph, source, result)
+            assert step.last_sweep_counts == {
+                "looked_at": result.iterations * swept,
+                "found": int(np.count_nonzero(result.levels >= 0)) - 1,
+            }
+
+
+def test_reruns_start_clean(device):
+    """Bitmaps, queues and counters of one search do not leak into the next."""
+    graph = GRAPHS["kronecker-12"]()
+    with PushPullBFS(device, graph) as step:
+        first = step.run(11)
+        for source in (int(np.argmax(graph.degrees())), 0):
+            step.run(source)
+        again = step.run(11)
+        directions = step.last_directions
+    np.testing.assert_array_equal(again.levels, first.levels)
+    check_run(graph, 11, again)
+    assert "pull" in directions
+
+
+def test_isolated_source(device):
+    graph = awkward_graph()
+    with PushPullBFS(device, graph) as step:
+        result = step.run(1236)
+    assert result.iterations == 1 and result.frontier_sizes == [1]
+    assert np.count_nonzero(result.levels >= 0) == 1 and result.parents[1236] == 1236
+
+
+@pytest.mark.parametrize("name", ["kronecker-10", "awkward"])
+def test_profile_times_every_level_of_the_one_launch(device, name):
+    """With profile=True the kernel reads the device clock at each level: the same
+    levels and directions as without, and a time for each level."""
+    graph = GRAPHS[name]()
+    with PushPullBFS(device, graph) as step:
+        whole = step.run(3)
+        directions = step.last_directions
+        result = step.run(3, profile=True)
+        assert step.last_directions == directions
+        assert step.run(3).level_times_ms == []
+    check_run(graph, 3, result)
+    np.testing.assert_array_equal(result.levels, whole.levels)
+    assert len(result.level_times_ms) == result.iterations
+    assert all(t >= 0 for t in result.level_times_ms) and sum(result.level_times_ms) > 0
+
+
+def _with_source(device, graph, source, **options):
+    """A PushPullBFS whose kernel is `source` instead of push_pull.hip."""
+
+    class Patched(PushPullBFS):
+        def _compile(self, defines):
+            return self.device.compile(source, "patched.hip",
+                                       defines={**defines, **self._push_pull},
+                                       headers=kernel_headers())
+
+    return Patched(device, graph, **options)
+
+
+def test_never_ending_search_is_an_error(device):
+    """Without its end test the kernel runs empty levels; the bound on the level count
+    ends it with a clear error instead of a hang."""
+    broken = edit_kernel("push_pull.hip", "if (st.frontier_vertices == 0) break;", ";")
+    with _with_source(device, grid2d(5, 5), broken) as step:
+        with pytest.raises(DeviceError, match="more levels than the graph has vertices"):
+            step.run(0)
+
+
+def test_queue_overflow_is_an_error(device):
+    """A kernel that would enqueue more than a BFS can is stopped before it writes past
+    a queue's end."""
+    broken = edit_kernel("push_pull.hip", "st.enqueued += st.small_count + st.medium_count;",
+                         "st.enqueued += st.small_count + st.medium_count + num_vertices;")
+    with _with_source(device, grid2d(5, 5), broken, direction="push") as step:
+        with pytest.raises(DeviceError, match="queues held more entries"):
+            step.run(0)
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(direction="sideways"), "direction"),
+    (dict(alpha=0), "alpha"),
+    (dict(beta=0), "beta"),
+    (dict(bu_probe=-1), "bu_probe"),
+    (dict(bu_warp_threshold=0), "bu_warp_threshold"),
+    (dict(max_blocks=0), "max_blocks"),
+])
+def test_bad_tunables_are_refused(device, options, message):
+    with pytest.raises(RodiniaBFSError, match=message):
+        PushPullBFS(device, grid2d(3, 3), **options)
+
+
+def test_kernel_has_no_hard_coded_warp_width():
+    """The warp width comes from WARP_SIZE (bfs_common.h), never from a literal."""
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", kernel_source("push_pull.hip"), flags=re.S)
+    assert not re.search(r"\b(32|64)\b", code)
+
+
+@pytest.mark.parametrize("missing", ["ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD",
+                                     "FORCE_DIRECTION"])
+def test_missing_tunable_is_a_compile_error(device, missing):
+    defines = tunables(device.warp_size)
+    del defines[missing]
+    with pytest.raises(CompileError, match=missing):
+        device.compile(kernel_source("push_pull.hip"), "push_pull.hip", defines=defines,
+                       headers=kernel_headers())
+
+
+def test_chapter_table_is_what_the_example_writes(tmp_path):
+    """Chapter 6 shows docs/tables/push_pull_levels.csv, written by the example; the
+    directions do not depend on the device, so the emulator must write the same file."""
+    out = tmp_path / "levels.csv"
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    env = {**os.environ, "PYTHONPATH": path}
+    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "06_push_pull.py"),
+                           "--backend", "cpu", "--levels-csv", str(out)],
+                          env=env, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert out.read_text() == (ROOT / "docs" / "tables" / "push_pull_levels.csv").read_text()
+
+
+# -- run-time compilers: forced directions, extreme tunables, the sweep counters --------
+
+def _define_sets(warp_size):
+    tiny = tunables(warp_size, block_size=warp_size, warp_threshold=1, block_threshold=1,
+                    block_piece=1, local_small=1, local_medium=1, bu_probe=0,
+                    bu_warp_threshold=1, direction="pull")
+    largest = tunables(warp_size, block_size=1024, local_small=8_000, local_medium=2_000,
+                       bu_probe=1_000, direction="push")
+    return [tunables(warp_size), {**tiny, "BFS_COUNT_PATHS": 1}, largest]
+
+
+@pytest.mark.parametrize("which", [0, 1, 2], ids=["default", "tiny-counted", "largest"])
+@pytest.mark.parametrize("arch, warp_size", [("gfx90a", 64), ("gfx1030", 32)])
+def test_hiprtc_compiles(arch, warp_size, which):
+    code = hiprtc_or_skip().compile_for_arch(kernel_source("push_pull.hip"), arch,
+                                             "push_pull.hip", _define_sets(warp_size)[which],
+                                             headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("which", [0, 1, 2], ids=["default", "tiny-counted", "largest"])
+def test_nvrtc_compiles(which):
+    code = nvrtc_or_skip().compile_for_arch(kernel_source("push_pull.hip"), "sm_90",
+                                            "push_pull.hip", _define_sets(32)[which],
+                                            headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
+
+
+# -- on a GPU -------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_gpu_matches_independent_bfs(gpu, name, direction):
+    graph = GRAPHS[name]()
+    with PushPullBFS(gpu, graph, direction=direction) as step:
+        for source in sources_of(graph):
+            result = step.run(source)
+            check_run(graph, source, result)
+            if direction == "auto":
+                assert step.last_directions == beamer_directions(graph, source, result.levels)
