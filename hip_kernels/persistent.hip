@@ -400,8 +400,10 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
     if (threadIdx.x == 0) broken = 0;
     __syncthreads();  // the bitmap and the counters are ready; the grid's counts are read
-    if (level == 0 && threadIdx.x == 0) {
+    if (level == 0 && threadIdx.x == 0) {  // the host set every level and parent to -1
         atomicOr(&bitmap[(bfs_u32)control->source / WORD_BITS], bitmap_bit(control->source));
+        levels[control->source] = 0;
+        parents[control->source] = control->source;
     }
     load_frontier(S, Q, level % 2, level, control->source, small_count, medium_count,
                   &counter[level % 3]);

@@ -319,7 +319,8 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
               bfs_u32 large_capacity, bfs_u32* bitmaps, bfs_u32 words,
               bfs_u32* counts, bfs_u64* tallies, bfs_u32* records,
               bfs_u64* clocks, bfs_u32 record_clocks,
-              bfs_u32* status, GridBarrier* barrier, bfs_u64* path_counts)
+              bfs_u32* status, GridBarrier* barrier, bfs_u64* path_counts,
+              vertex_t source, bfs_u32 count_words, bfs_u32 tally_words, bfs_u32 path_words)
 {
     __shared__ LocalQueues local;
     __shared__ bfs_u64 block_tally[2];
@@ -337,7 +338,28 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     vertex_t* const small_queues[2] = {small_0, small_1};
     vertex_t* const medium_queues[2] = {medium_0, medium_1};
     Piece* const large_queues[2] = {large_0, large_1};
-    // Level 0: the source alone in its queue (the host put it there), top-down;
+
+    // [push-pull-reset-begin]
+    // The start state, written by the grid itself: the host launches once and sets
+    // nothing else, where a memset or a copy per buffer would cost it a call each. Every
+    // level and parent -1 but the source's, every bitmap and counter zero, and the
+    // source alone in the queue its degree puts it in (the host counted its pieces).
+    for (bfs_u32 v = thread; v < (bfs_u32)num_vertices; v += threads) {
+        const bool is_source = v == (bfs_u32)source;
+        levels[v] = is_source ? 0 : -1;
+        parents[v] = is_source ? source : -1;
+    }
+    for (bfs_u32 w = thread; w < 3 * words; w += threads) bitmaps[w] = 0;
+    for (bfs_u32 i = thread; i < count_words; i += threads) counts[i] = 0;
+    for (bfs_u32 i = thread; i < tally_words; i += threads) tallies[i] = 0;
+    for (bfs_u32 i = thread; i < path_words; i += threads) path_counts[i] = 0;
+    for (bfs_u32 p = thread; p < large_count; p += threads) large_0[p] = Piece{source, p};
+    if (thread == 0 && small_count) small_0[0] = source;
+    if (thread == 0 && medium_count) medium_0[0] = source;
+    if (!grid_sync(barrier)) return;
+    // [push-pull-reset-end]
+
+    // Level 0: the source alone in its queue, top-down;
     // m_f is the source's degree, m_u every other edge.
     SearchState st = {0, 0, 0, TOP_DOWN, 0, 0, small_count, medium_count, large_count,
                       1, source_edges, 0, num_edges - source_edges,

@@ -146,9 +146,14 @@ class PersistentBFS(GPUStep):
         self.edges = self._upload(graph.targets)
         records = build_edge_records(graph) if edge_records else np.zeros(1, EDGE_RECORD)
         self.records = self._upload(records)  # each edge with its target's list
-        self.levels = self._alloc(4 * n)  # level_t per vertex, -1 until claimed
-        self.parents = self._alloc(4 * n)  # vertex_t per vertex: who claimed it
-        self.bitmap = self._alloc(4 * ceil_div(n, 32))  # visited, one bit per vertex
+        # Levels and parents in one allocation, and the bitmap with the grid barriers in
+        # another, so that the reset is one memset each.
+        self.levels_and_parents = self._alloc(8 * n)
+        self.levels = self.levels_and_parents.view(0, 4 * n)  # level_t, -1 until claimed
+        self.parents = self.levels_and_parents.view(4 * n, 4 * n)  # vertex_t: who claimed it
+        bitmap_bytes = 4 * ceil_div(n, 32)
+        self.cleared = self._alloc(bitmap_bytes + GRID_BARRIER_BYTES * rounds)
+        self.bitmap = self.cleared.view(0, bitmap_bytes)  # visited, one bit per vertex
         # The grid's queues, two of each (this level's and the next), three counter sets.
         self.smalls = self._alloc(2 * 4 * n)
         self.mediums = self._alloc(2 * 4 * n)
@@ -156,8 +161,9 @@ class PersistentBFS(GPUStep):
         self.counts = self._alloc(3 * len(balanced.QUEUES) * balanced.COUNTER_STRIDE * 4)
         self.overflow = self._alloc(4 * self.overflow_capacity)  # the single block's spill
         self.control = self._alloc(CONTROL_BYTES)  # the Control record
-        # A GridBarrier per grid launch of a batch.
-        self.barriers = self._alloc(GRID_BARRIER_BYTES * rounds)
+        # A GridBarrier per grid launch of a batch. A barrier is as good as new after any
+        # number of whole crossings, so one memset per search does for every batch.
+        self.barriers = self.cleared.view(bitmap_bytes, GRID_BARRIER_BYTES * rounds)
         self.stamps = None  # device clock per level, allocated by the first profile run
         self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
         # Pinned host memory: the start state goes down, the Control record comes back.
@@ -212,15 +218,13 @@ class PersistentBFS(GPUStep):
         """Start state: every level and parent -1, nothing visited, the source at level
         0, and the single block's turn."""
         dev, s = self.device, self.stream
-        dev.memset(self.levels, 0xFF, stream=s)  # every int32 is -1
-        dev.memset(self.parents, 0xFF, stream=s)
-        dev.memset(self.bitmap, 0, stream=s)
-        dev.memset(self.levels.view(4 * source, 4), 0, stream=s)  # level 0
+        dev.memset(self.levels_and_parents, 0xFF, stream=s)  # every int32 is -1
+        dev.memset(self.cleared, 0, stream=s)  # the bitmap and the grid barriers
         start = self.h_start
-        # Control: mode, level, source, enqueued, pieces; then the source's parent.
-        start[:6] = (MODE_SINGLE, 0, source, 0, 0, source)
+        # Control: mode, level, source, enqueued, pieces. The single block gives the
+        # source its level and parent when it starts at level 0.
+        start[:5] = (MODE_SINGLE, 0, source, 0, 0)
         dev.memcpy_htod_async(self.control, start[:5], s)
-        dev.memcpy_htod_async(self.parents.view(4 * source, 4), start[5:6], s)
 
     def _arguments(self, stamps, stamp_capacity):
         n = np.int32(self.graph.num_vertices)
@@ -262,7 +266,6 @@ class PersistentBFS(GPUStep):
         #: How many times the host waited for the device in the last search.
         self.last_host_waits = 0
         while True:
-            dev.memset(self.barriers, 0, stream=stream)  # each grid launch gets a fresh barrier
             for r in range(self.rounds):
                 dev.launch(self.single, 1, self.sb_block_size, single_args,
                            shared_mem=self.dynamic_shared, stream=stream)

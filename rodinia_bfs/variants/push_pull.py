@@ -161,13 +161,15 @@ class PushPullBFS(BalancedBFS):
         return super()._compile({**defines, **self._push_pull})
 
     def _reset(self, source: int) -> list[int]:
-        """Step 4's start state (levels, parents, counters, the source in its queue),
-        every bitmap clear, the tallies and the status zero."""
-        start = super()._reset(source)
-        for buffer in (self.bitmaps, self.tallies, self.control):
-            self.device.memset(buffer, 0, stream=self.stream)
+        """Only the status and the grid barrier are zeroed here (one memset): the kernel
+        writes the rest of the start state itself. Returns the lengths of the source's
+        queues at level 0, which the host knows from the source's degree."""
+        self.device.memset(self.control, 0, stream=self.stream)
         self.source = source
-        return start
+        queue = self.queue_of(int(self.degrees[source]))
+        if queue == "large":
+            return [0, 0, int(self.pieces(self.degrees[source : source + 1])[0])]
+        return [1, 0, 0] if queue == "small" else [0, 1, 0]
 
     # [push-pull-search-begin]
     def _host_loop(self, start: list[int], timer: LevelTimer) -> BFSResult:
@@ -190,7 +192,9 @@ class PushPullBFS(BalancedBFS):
                 np.uint32(self.large_capacity), self.bitmaps, np.uint32(self.words),
                 self.counts, self.tallies, self.records, self.clocks, np.uint32(profile),
                 self.control.view(0, 4 * STATUS_WORDS),
-                self.control.view(4 * STATUS_WORDS, GRID_BARRIER_BYTES), self.path_counts)
+                self.control.view(4 * STATUS_WORDS, GRID_BARRIER_BYTES), self.path_counts,
+                np.int32(self.source), np.uint32(self.counts.nbytes // 4),
+                np.uint32(self.tallies.nbytes // 8), np.uint32(self.path_counts.nbytes // 8))
         dev.launch_cooperative(self.kernel, self.grid, self.block_size, args, stream=stream)
         dev.memcpy_dtoh_async(self.h_control, self.control, stream)
         stream.synchronize()  # the one wait of the search
