@@ -20,7 +20,7 @@ from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, ceil_div
-from rodinia_bfs.variants.balanced import BLOCK_SIZE, MAX_BLOCKS, QUEUES, BalancedBFS
+from rodinia_bfs.variants.balanced import MAX_BLOCKS, QUEUES, BalancedBFS
 from rodinia_bfs.variants.balanced import tunables as balanced_tunables
 from rodinia_bfs.variants.base import LevelTimer, check_fits
 
@@ -44,6 +44,13 @@ BU_WARP_THRESHOLD = None
 #: The directions a search may take: Beamer's rule, or one of them always (for tests
 #: and for comparing).
 DIRECTIONS = {"auto": 0, "push": 1, "pull": 2}
+
+
+#: Default threads per block: twice step 4's. The whole search is one cooperative launch
+#: with a grid barrier after every phase, and a barrier costs less the fewer blocks cross
+#: it (the runtime chapter measures it), while a block of 512 still keeps the
+#: multiprocessors full.
+BLOCK_SIZE = 512
 
 
 def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA,
