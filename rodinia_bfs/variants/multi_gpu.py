@@ -362,11 +362,11 @@ class MultiGpuBFS(GPUStep):
             if self.exchange == "queue":  # a GPU knows the levels of what it holds only
                 self.collective.reduce_max_i32([g.levels for g in gpus], n, 0,
                                                [g.stream for g in gpus])
+            reduce_events += self._event(gpus[0], profile)  # queued behind the reduce
             for g in gpus:
                 g.device.activate()
                 g.stream.synchronize()
             self.devices[0].activate()
-            reduce_events += self._event(gpus[0], profile)
             outcome.reduce_ms = reduce_events[0].elapsed_ms(reduce_events[1]) if profile else None
         #: With profile=True, each level's time split into compute and exchange (ms),
         #: the slowest GPU's of each; the bench plots them next to level_times_ms.
