@@ -429,6 +429,7 @@ class MultiGpuBFS(GPUStep):
         """With profiling, an event recorded now on the GPU's stream (as a list to add)."""
         if not profile:
             return []
+        g.device.activate()  # an event belongs to the context it is made and recorded in
         event = g.device.event()
         event.record(g.stream)
         return [event]
