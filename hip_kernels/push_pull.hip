@@ -405,7 +405,9 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         frontier.edges += (bfs_u64)(offsets[v + 1] - offsets[v]);
     }
     for (bfs_u32 v = thread; v < (bfs_u32)num_vertices; v += threads) {
-        if (levels[v] == -1) unvisited.edges += (bfs_u64)(offsets[v + 1] - offsets[v]);
+        if (levels[v] != -1) continue;
+        unvisited.vertices += 1;  // add_tally passes over a warp that found no vertex
+        unvisited.edges += (bfs_u64)(offsets[v + 1] - offsets[v]);
     }
     bfs_u64* const sums = tallies + 2 * TALLY_STRIDE;  // the third set, slots 0-3
     add_tally(frontier, block_tally, sums);
