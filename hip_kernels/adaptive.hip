@@ -15,6 +15,8 @@
 //
 // The host queues (single, push_pull_bfs) pairs of launches, as step 5 does, and reads
 // the Control record once per batch. What each level ran is in the LevelStamp record.
+// [adaptive-includes-begin]
 #define ADAPTIVE_HANDOFF 1
 #include "persistent.hip"
 #include "push_pull.hip"
+// [adaptive-includes-end]
