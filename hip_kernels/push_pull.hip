@@ -41,6 +41,31 @@
 #error "need ALPHA >= 1, BETA >= 1, BU_PROBE >= 0 and BU_WARP_THRESHOLD >= 1"
 #endif
 
+// [push-pull-handoff-begin]
+// Step 7 (adaptive.hip) includes this file after persistent.hip with ADAPTIVE_HANDOFF 1:
+// the kernel then runs only the levels between two hand-overs. It starts from step 5's
+// Control record (the level, and the frontier in step 5's grid queues) instead of the
+// source, and stops, handing the frontier back to step 5's single block, once it is
+// small again. With ADAPTIVE_HANDOFF 0 (the default) this file is step 6 alone.
+#ifndef ADAPTIVE_HANDOFF
+#define ADAPTIVE_HANDOFF 0
+#endif
+#if ADAPTIVE_HANDOFF
+#define HANDOFF_PARAMS , Control *control, bfs_u32 *visited, LevelStamp *stamps, bfs_u32 stamp_capacity
+// A grid barrier gave up: mark the search failed, so that no kernel launched behind this
+// one carries on from a half-finished level, and leave.
+#define GIVE_UP()                                                                     \
+    do {                                                                              \
+        if (threadIdx.x == 0) atomicExch(&control->mode, (bfs_u32)MODE_FAILED);       \
+        return;                                                                       \
+    } while (0)
+#define STAMP_PULL 6  // LevelStamp.kernel of a bottom-up level (MODE_GRID: top-down)
+#else
+#define HANDOFF_PARAMS
+#define GIVE_UP() return
+#endif
+// [push-pull-handoff-end]
+
 // [push-pull-bitmap-begin]
 // A bitmap: bit v of word v / BITMAP_WORD_BITS is set when vertex v is in the frontier.
 #define BITMAP_WORD_BITS (8 * (int)sizeof(bfs_u32))
@@ -320,8 +345,12 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
               bfs_u32* counts, bfs_u64* tallies, bfs_u32* records,
               bfs_u64* clocks, bfs_u32 record_clocks,
               bfs_u32* status, GridBarrier* barrier, bfs_u64* path_counts,
-              vertex_t source, bfs_u32 count_words, bfs_u32 tally_words, bfs_u32 path_words)
+              vertex_t source, bfs_u32 count_words, bfs_u32 tally_words, bfs_u32 path_words
+              HANDOFF_PARAMS)
 {
+#if ADAPTIVE_HANDOFF
+    if (control->mode != MODE_GRID) return;  // the single block's turn, or the search is over
+#endif
     __shared__ LocalQueues local;
     __shared__ bfs_u64 block_tally[2];
     if (threadIdx.x < 2) {
@@ -339,6 +368,58 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     vertex_t* const medium_queues[2] = {medium_0, medium_1};
     Piece* const large_queues[2] = {large_0, large_1};
 
+#if ADAPTIVE_HANDOFF
+    // [adaptive-resume-begin]
+    // Carry on from where the single block stopped: the frontier of `level` is in the
+    // queue set of parity level % 2, counted in counter set level % 3 (step 5's layout).
+    const level_t start_level = control->level;
+    const bfs_u32* start_counts = counts + (start_level % 3) * QUEUES * COUNTER_STRIDE;
+    SearchState st = {start_level, start_level % 2, 0, TOP_DOWN, 0, 0,
+                      load_fresh(&start_counts[SMALL * COUNTER_STRIDE]),
+                      load_fresh(&start_counts[MEDIUM * COUNTER_STRIDE]),
+                      load_fresh(&start_counts[LARGE * COUNTER_STRIDE]), 0, 0, 0, 0,
+                      control->enqueued, control->pieces};
+    st.enqueued += st.small_count + st.medium_count;
+    st.pieces += st.large_count;
+    if (thread == 0) status[STATUS_ERROR] = 0;
+    if (!grid_sync(barrier)) GIVE_UP();  // everyone has read the counts cleared below
+    for (bfs_u32 w = thread; w < 3 * words; w += threads) bitmaps[w] = 0;
+    for (bfs_u32 i = thread; i < count_words; i += threads) counts[i] = 0;
+    for (bfs_u32 i = thread; i < tally_words; i += threads) tallies[i] = 0;
+    if (!grid_sync(barrier)) GIVE_UP();
+    // The counts of Beamer's rule, which the Control record does not carry: n_f and m_f
+    // over the queues (a large vertex counts once, with piece 0), m_u over the vertices
+    // not reached yet. One pass over the levels, once per hand-over.
+    Tally frontier = {0, 0}, unvisited = {0, 0};
+    const vertex_t* small = small_queues[st.queue_set];
+    const vertex_t* medium = medium_queues[st.queue_set];
+    const Piece* large = large_queues[st.queue_set];
+    for (bfs_u32 i = thread; i < st.small_count + st.medium_count + st.large_count; i += threads) {
+        vertex_t v = -1;
+        if (i < st.small_count) v = small[i];
+        else if (i < st.small_count + st.medium_count) v = medium[i - st.small_count];
+        else if (large[i - st.small_count - st.medium_count].index == 0)
+            v = large[i - st.small_count - st.medium_count].vertex;
+        if (v < 0) continue;
+        frontier.vertices += 1;
+        frontier.edges += (bfs_u64)(offsets[v + 1] - offsets[v]);
+    }
+    for (bfs_u32 v = thread; v < (bfs_u32)num_vertices; v += threads) {
+        if (levels[v] != -1) continue;
+        unvisited.vertices += 1;  // add_tally passes over a warp that found no vertex
+        unvisited.edges += (bfs_u64)(offsets[v + 1] - offsets[v]);
+    }
+    bfs_u64* const sums = tallies + 2 * TALLY_STRIDE;  // the third set, slots 0-3
+    add_tally(frontier, block_tally, sums);
+    __syncthreads();  // thread 0 has emptied block_tally
+    add_tally(unvisited, block_tally, sums + 2);
+    if (!grid_sync(barrier)) GIVE_UP();
+    st.frontier_vertices = load_fresh(&sums[0]);
+    st.frontier_edges = load_fresh(&sums[1]);
+    st.unvisited_edges = load_fresh(&sums[3]);
+    bool handed_back = false;
+    // [adaptive-resume-end]
+#else
     // [push-pull-reset-begin]
     // The start state, written by the grid itself: the host launches once and sets
     // nothing else, where a memset or a copy per buffer would cost it a call each. Every
@@ -356,7 +437,7 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     for (bfs_u32 p = thread; p < large_count; p += threads) large_0[p] = Piece{source, p};
     if (thread == 0 && small_count) small_0[0] = source;
     if (thread == 0 && medium_count) medium_0[0] = source;
-    if (!grid_sync(barrier)) return;
+    if (!grid_sync(barrier)) GIVE_UP();
     // [push-pull-reset-end]
 
     // Level 0: the source alone in its queue, top-down;
@@ -364,6 +445,7 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     SearchState st = {0, 0, 0, TOP_DOWN, 0, 0, small_count, medium_count, large_count,
                       1, source_edges, 0, num_edges - source_edges,
                       (bfs_u64)small_count + medium_count, large_count};
+#endif
     // [push-pull-kernel-end]
 
     for (;;) {
@@ -391,6 +473,11 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         if (thread == 0)
             records[st.level] = (bfs_u32)st.frontier_vertices |
                                 (st.direction == BOTTOM_UP ? RECORD_BOTTOM_UP : 0u);
+#if ADAPTIVE_HANDOFF
+        if (thread == 0)
+            stamp(stamps, stamp_capacity, st.level,
+                  st.direction == BOTTOM_UP ? STAMP_PULL : MODE_GRID, (bfs_u32)st.frontier_vertices);
+#endif
         // Three bitmaps in turn: this level's frontier, the next one, and the last
         // level's, which this level's phase clears.
         const bfs_u32 this_map = (bfs_u32)st.level % 3, next_map = (this_map + 1) % 3,
@@ -409,8 +496,11 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
             st.dirty |= 1u << this_map;
             st.as_bitmap = 1;
             st.phase++;
-            if (!grid_sync(barrier)) return;
+            if (!grid_sync(barrier)) GIVE_UP();
         } else if (st.direction == TOP_DOWN && st.as_bitmap) {
+            // The frontier of level L goes to the queue set of parity L % 2, where step 5's
+            // kernels look for it (step 7 hands it to them).
+            st.queue_set = (st.level + 1) % 2;
             const Counters c = begin_phase(counts, tallies, st.phase);
             const Level L = {offsets, edges, levels, parents, st.level + 1,
                              small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
@@ -419,7 +509,7 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
             copy_out(L);
             empty_local_queues(local);
             st.phase++;
-            if (!grid_sync(barrier)) return;
+            if (!grid_sync(barrier)) GIVE_UP();
             st.as_bitmap = 0;
             if (!take_queues(c, st, num_vertices, large_capacity)) {
                 if (thread == 0) status[STATUS_ERROR] = ERROR_OVERFLOW;
@@ -427,6 +517,24 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
             }
         }
         // [push-pull-switch-end]
+#if ADAPTIVE_HANDOFF
+        // [adaptive-hand-back-begin]
+        // A frontier in queues that step 5's single block can take (fits_single_block,
+        // persistent.hip): give it back, with its counts where the single block reads
+        // them and the visited bitmap rebuilt from the levels.
+        if (!st.as_bitmap && fits_single_block(st.small_count, st.medium_count, st.large_count)) {
+            if (!grid_sync(barrier)) GIVE_UP();  // everyone has read the counters written here
+            if (blockIdx.x == 0 && threadIdx.x < QUEUES) {
+                const bfs_u32 q = threadIdx.x;
+                counts[((st.level % 3) * QUEUES + q) * COUNTER_STRIDE] =
+                    q == SMALL ? st.small_count : q == MEDIUM ? st.medium_count : st.large_count;
+            }
+            rebuild_bitmap(visited, levels, num_vertices);
+            handed_back = true;
+            break;
+        }
+        // [adaptive-hand-back-end]
+#endif
 
         // [push-pull-level-begin]
         // One level, in the chosen direction.
@@ -457,7 +565,7 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         }
         add_tally(found, block_tally, c.tally);
         st.phase++;
-        if (!grid_sync(barrier)) return;
+        if (!grid_sync(barrier)) GIVE_UP();
         // [push-pull-level-end]
 
         // [push-pull-count-begin]
@@ -481,5 +589,15 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     if (thread == 0) {
         if (record_clocks) clocks[st.level] = device_clock();
         status[STATUS_LEVELS] = (bfs_u32)st.level;
+#if ADAPTIVE_HANDOFF
+        // Where the search stands, for the single block and the host.
+        if (!handed_back) stamp(stamps, stamp_capacity, st.level, MODE_DONE, 0);
+        control->mode = status[STATUS_ERROR] ? MODE_RUNAWAY : handed_back ? MODE_SINGLE : MODE_DONE;
+        control->level = st.level;
+        // The single block counts the frontier it takes again.
+        control->enqueued = (bfs_u32)st.enqueued -
+                            (handed_back ? st.small_count + st.medium_count : 0u);
+        control->pieces = (bfs_u32)st.pieces;
+#endif
     }
 }

@@ -27,8 +27,8 @@ from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 
 #: The GPU step that runs when a GPU backend is asked for without naming a variant:
-#: today the fastest step on most graph classes (see the benchmark results).
-DEFAULT_VARIANT = "balanced"
+#: step 7, which chooses per level among the kernels of steps 5 and 6 (chapter 7).
+DEFAULT_VARIANT = "adaptive"
 
 
 # -- which variant, which device ----------------------------------------------------

@@ -28,5 +28,7 @@ def kernel_source(name: str) -> str:
 
 
 def kernel_headers() -> dict[str, str]:
-    """Every header in ``hip_kernels/``, by include name, for the run-time compilers."""
-    return {p.name: p.read_text() for p in sorted(kernel_dir().glob("*.h"))}
+    """Every header in ``hip_kernels/``, by include name, for the run-time compilers;
+    also the kernel files, which a later step may include to reuse their kernels."""
+    files = [*kernel_dir().glob("*.h"), *kernel_dir().glob("*.hip")]
+    return {p.name: p.read_text() for p in sorted(files)}

@@ -5,6 +5,7 @@ No timing is asserted here beyond "positive, median between min and max".
 """
 
 import json
+import re
 import sys
 
 import numpy as np
@@ -382,3 +383,30 @@ def test_bench_progress_in_a_log_is_a_few_lines(capsys):
     assert lines[0] == "bench ..." and lines[-1].startswith("bench: 2/2 graphs, done in ")
     assert not any("source 1/3" in line for line in lines)
     assert len(lines) <= 8
+
+
+def _measured(**medians) -> dict:
+    return {name: {"valid": ms is not None, "median_ms": ms} for name, ms in medians.items()}
+
+
+def test_fastest_lines():
+    """A line per graph: the fastest variant and how far adaptive is from it; adaptive
+    itself when it is fastest; an invalid variant never counts; no line without adaptive."""
+    results = {"graphs": [
+        {"name": "road", "variants": _measured(persistent=2.0, push_pull=4.0, adaptive=2.2)},
+        {"name": "kron", "variants": _measured(push_pull=0.5, adaptive=0.4, balanced=None)},
+        {"name": "bad", "variants": _measured(balanced=0.1, adaptive=0.3, queue=None)},
+        {"name": "old", "variants": _measured(balanced=0.1, queue=0.2)},
+    ]}
+    assert report.fastest_lines(results) == [
+        "road: fastest persistent (2.00 ms); adaptive 2.20 ms, 10.0 % behind",
+        "kron: fastest adaptive (0.400 ms), 25.0 % ahead of push_pull (0.500 ms)",
+        "bad: fastest balanced (0.100 ms); adaptive 0.300 ms, 200.0 % behind",
+    ]
+
+
+def test_markdown_table_says_the_fastest(quick_run):
+    _, results, _, _ = quick_run
+    text = report.markdown_table(results)
+    for graph in results["graphs"]:
+        assert re.search(rf"^- {re.escape(graph['name'])}: fastest \w+ ", text, re.M), graph["name"]

@@ -179,7 +179,7 @@ def test_info_checks_hip_python_against_rocm(tmp_path, monkeypatch, capsys):
     assert "ROCm: 6.2.0" in out
     assert 'hip-python 10.0.0.0.1.2 does not match ROCm 6.2.0' in out
     assert 'fix: pip install "hip-python~=6.2.0"' in out
-    assert "default GPU step: balanced" in out
+    assert "default GPU step: adaptive" in out
 
 
 @pytest.mark.parametrize("release, hip_python, expected", [

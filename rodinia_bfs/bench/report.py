@@ -112,6 +112,31 @@ def caption(results: dict) -> str:
     )
 
 
+# [report-fastest-begin]
+def fastest_lines(results: dict, adaptive: str = "adaptive") -> list[str]:
+    """One line per graph: the fastest valid GPU variant and how far ``adaptive`` (the
+    default GPU step) is from it; none where ``adaptive`` was not measured."""
+    lines = []
+    for graph in results["graphs"]:
+        timed = {name: m["median_ms"] for name, m in graph["variants"].items()
+                 if m.get("valid") and m.get("median_ms") is not None}
+        if adaptive not in timed or len(timed) < 2:
+            continue
+        best = min(timed, key=timed.get)
+        if best == adaptive:
+            others = {k: v for k, v in timed.items() if k != adaptive}
+            runner_up = min(others, key=others.get)
+            ahead = (others[runner_up] / timed[adaptive] - 1.0) * 100.0
+            lines.append(f"{graph['name']}: fastest {adaptive} ({format_ms(timed[adaptive])} ms), "
+                         f"{ahead:.1f} % ahead of {runner_up} ({format_ms(others[runner_up])} ms)")
+        else:
+            behind = (timed[adaptive] / timed[best] - 1.0) * 100.0
+            lines.append(f"{graph['name']}: fastest {best} ({format_ms(timed[best])} ms); "
+                         f"{adaptive} {format_ms(timed[adaptive])} ms, {behind:.1f} % behind")
+    return lines
+# [report-fastest-end]
+
+
 def markdown_table(results: dict) -> str:
     """The results as a markdown table, preceded by its caption."""
     header, rows = table_rows(results)
@@ -123,6 +148,10 @@ def markdown_table(results: dict) -> str:
         "|" + "|".join("---:" if right else "---" for right in numeric) + "|",
     ]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
+    fastest = fastest_lines(results)
+    if fastest:
+        lines += ["", "Fastest variant per graph, and the default step (adaptive):", ""]
+        lines += [f"- {line}" for line in fastest]
     for skipped in results.get("skipped", []):
         lines.append("")
         lines.append(f"Skipped {skipped['name']}: {skipped['reason']}")

@@ -259,17 +259,30 @@ _KERNEL = re.compile(
     r'(?:__launch_bounds__\s*\([^()]*\)\s*)?(?P<name>[A-Za-z_]\w*)\s*\(')
 
 
-def kernel_names(source: str) -> list[str]:
-    """The ``extern "C" __global__`` kernels of a source, in order of appearance."""
+_INCLUDE = re.compile(r'^\s*#\s*include\s*"(?P<name>[^"]+)"', re.MULTILINE)
+
+
+def kernel_names(source: str, headers: dict[str, str] | None = None,
+                 _seen: frozenset = frozenset()) -> list[str]:
+    """The ``extern "C" __global__`` kernels of a source, in order of appearance,
+    those of the ``headers`` it includes (a later step may include an earlier one's
+    kernel file) included."""
     def blank_comments(m):
         text = m.group(0)
         return text if text[0] in "\"'" else " "
 
+    headers = headers or {}
     stripped = _COMMENT_OR_STRING.sub(blank_comments, source)
+    found = [(m.start(), [m.group("name")]) for m in _KERNEL.finditer(stripped)
+             if "__global__" in m.group("pre")]
+    for m in _INCLUDE.finditer(stripped):
+        included = m.group("name")
+        if included in headers and included not in _seen:
+            found.append((m.start(), kernel_names(headers[included], headers,
+                                                  _seen | {included})))
     names = []
-    for m in _KERNEL.finditer(stripped):
-        if "__global__" in m.group("pre") and m.group("name") not in names:
-            names.append(m.group("name"))
+    for _, group in sorted(found, key=lambda item: item[0]):
+        names.extend(k for k in group if k not in names)
     return names
 
 
@@ -500,7 +513,7 @@ class CpuDevice(Device):
         for include in headers:
             _check_header_name(include)
         define_flags = _checks.define_options(dict(sorted((defines or {}).items())))
-        kernels = kernel_names(source)
+        kernels = kernel_names(source, headers)
         # One launcher per kernel, appended to the translation unit; #line makes any
         # error in them say where it comes from, and leaves the user's lines alone.
         launchers = "\n#line 1 \"<emulator launchers>\"\nBFS_EMU_MODULE()\n" + "".join(

@@ -7,6 +7,7 @@ backend (hip, cuda, or the cpu emulator).
 from __future__ import annotations
 
 from rodinia_bfs.errors import RodiniaBFSError
+from rodinia_bfs.variants.adaptive import AdaptiveBFS
 from rodinia_bfs.variants.balanced import BalancedBFS
 from rodinia_bfs.variants.base import GPUStep
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
@@ -25,6 +26,7 @@ STEPS: dict[str, type[GPUStep]] = {
     BalancedBFS.name: BalancedBFS,
     PersistentBFS.name: PersistentBFS,
     PushPullBFS.name: PushPullBFS,
+    AdaptiveBFS.name: AdaptiveBFS,
     MultiGpuBFS.name: MultiGpuBFS,
 }
 # [steps-registry-end]

@@ -93,6 +93,17 @@ BITMAP_WORD_BITS = 32
 TALLY_STRIDE = 16
 
 
+def bottom_up_inputs(graph: CSRGraph) -> tuple[CSRGraph, bool, np.ndarray]:
+    """What a bottom-up sweep reads, set up once per graph: the in-edges (the graph itself
+    when it is symmetric, checked whatever the file said, else its reverse), whether the
+    graph is symmetric, and the vertices that have in-edges in increasing order (an
+    isolated vertex, or a source only, cannot be found bottom-up: it is never swept)."""
+    reverse = graph.reverse()
+    symmetric = graph.is_symmetric(reverse)
+    active = np.flatnonzero(np.diff(reverse.offsets) > 0).astype(np.int32)
+    return reverse, symmetric, active
+
+
 class PushPullBFS(BalancedBFS):
     """Direction-optimizing BFS: top-down or bottom-up per level, in one cooperative launch."""
 
@@ -124,14 +135,8 @@ class PushPullBFS(BalancedBFS):
         if max_blocks is not None and max_blocks < 1:
             raise RodiniaBFSError(f"max_blocks must be at least 1, got {max_blocks}")
         n = graph.num_vertices
-        # Set-up, once per graph. The in-edges a bottom-up sweep reads: the graph itself
-        # when it is symmetric (checked, whatever the file said), else its reverse.
-        reverse = graph.reverse()
-        self.symmetric = graph.is_symmetric(reverse)
-        # A vertex without in-edges (an isolated one, or a source only) cannot be found
-        # bottom-up: only the others are swept, listed once here in increasing order.
-        in_degrees = np.diff(reverse.offsets)
-        active = np.flatnonzero(in_degrees > 0).astype(np.int32)
+        # Set-up, once per graph (bottom_up_inputs).
+        reverse, self.symmetric, active = bottom_up_inputs(graph)
         self.active_count = int(active.size)
         # Step 4's arrays (32 B per vertex, 4 B per edge, and the large queues), plus: the
         # active list and the per-level records (4 B per vertex each), three bitmaps (3

@@ -1,0 +1,141 @@
+"""Step 7: adaptive BFS, the kernel that suits each level.
+
+The kernels are in ``hip_kernels/adaptive.hip``: step 5's single block
+(``persistent_single``) and step 6's direction-optimizing kernel (``push_pull_bfs``)
+built to start from, and return to, step 5's Control record. The single block runs
+the levels of small frontiers; once a frontier outgrows it, the grid runs the levels,
+top-down or bottom-up by Beamer's rule, until the frontier fits the single block
+again. The host loop is step 5's: batches of (single, grid) launches, one read-back of
+the Control record per batch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rodinia_bfs.errors import RodiniaBFSError
+from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.reference import BFSResult
+from rodinia_bfs.runtime.base import Device, ceil_div
+from rodinia_bfs.variants import persistent, push_pull
+from rodinia_bfs.variants.base import check_fits
+from rodinia_bfs.variants.persistent import LEVEL_STAMP, PersistentBFS
+
+# [adaptive-tunables-begin]
+#: Which kernel ran a level, as the LevelStamp record says: the single block
+#: (MODE_SINGLE), the grid top-down (MODE_GRID) or bottom-up (STAMP_PULL in push_pull.hip).
+CHOICES = {1: "single", 2: "push", 6: "pull"}
+
+
+def tunables(warp_size: int, block_size: int = persistent.BLOCK_SIZE, *,
+             alpha: int = push_pull.ALPHA, beta: int = push_pull.BETA,
+             bu_probe: int = push_pull.BU_PROBE, bu_warp_threshold: int | None = None,
+             direction: str = "auto", **single) -> dict:
+    """The ``-D`` macros of both kernels: step 5's (``single`` takes the single block's
+    ``sb_capacity``, ``sb_edge_limit``, ... and step 4's queue tunables) and step 6's
+    switch and bottom-up tunables. The choice between the kernels is made by step 5's
+    rules: the single block hands over when its frontier has more than SB_CAPACITY
+    vertices or SB_EDGE_LIMIT edges, the grid hands back when one fits in half of both."""
+    defines = persistent.tunables(warp_size, block_size, **single)
+    pp = push_pull.tunables(warp_size, block_size, alpha=alpha, beta=beta, bu_probe=bu_probe,
+                            bu_warp_threshold=bu_warp_threshold, direction=direction)
+    defines.update({k: pp[k] for k in ("ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD",
+                                       "FORCE_DIRECTION")})
+    return defines
+# [adaptive-tunables-end]
+
+
+class AdaptiveBFS(PersistentBFS):
+    """Step 5's single block for small frontiers, step 6's push or pull for large ones:
+    the device chooses per level, the host waits once per batch of launches."""
+
+    name = "adaptive"
+    kernel_file = "adaptive.hip"
+
+    @classmethod
+    def default_defines(cls, warp_size: int) -> dict:
+        return tunables(warp_size)
+
+    # [adaptive-setup-begin]
+    def __init__(self, device: Device, graph: CSRGraph, *, alpha: int = push_pull.ALPHA,
+                 beta: int = push_pull.BETA, bu_probe: int = push_pull.BU_PROBE,
+                 bu_warp_threshold: int | None = None, direction: str = "auto", **options):
+        """``options`` are step 5's (the single block, the grid's queues, ``rounds``,
+        ``max_grid_blocks``); the others step 6's."""
+        self._push_pull = push_pull.tunables(
+            device.warp_size, options.get("block_size", persistent.BLOCK_SIZE), alpha=alpha,
+            beta=beta, bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
+            direction=direction)
+        if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"]) < 1 or bu_probe < 0:
+            raise RodiniaBFSError("need alpha >= 1, beta >= 1, bu_warp_threshold >= 1 and "
+                                  "bu_probe >= 0")
+        reverse, symmetric, active = push_pull.bottom_up_inputs(graph)
+        # Step 5's arrays, plus step 6's: the active list and the per-level records (4 B
+        # per vertex each), three bitmaps, the stamps (16 B per vertex), and the reverse
+        # graph when the graph is directed.
+        directed = 0 if symmetric else 1
+        check_fits(device, graph, bytes_per_vertex=37 + 4 + 4 + 1 + 16 + 8 * directed,
+                   bytes_per_edge=20 + 4 * directed)
+        super().__init__(device, graph, **options)  # compiles both kernels (_compile)
+        self.grid = self._module.get_function("push_pull_bfs")
+        blocks = device.cooperative_grid(self.grid, self.block_size)
+        self.grid_blocks = min(blocks, options.get("max_grid_blocks") or blocks)
+        n = graph.num_vertices
+        self.symmetric, self.active_count = symmetric, int(active.size)
+        if symmetric:
+            self.in_offsets, self.in_edges = self.offsets, self.edges
+        else:
+            self.in_offsets = self._upload(reverse.offsets)
+            self.in_edges = self._upload(reverse.targets)
+        self.active = self._upload(active)
+        self.words = ceil_div(max(n, 1), push_pull.BITMAP_WORD_BITS)
+        self.frontier_bitmaps = self._alloc(3 * 4 * self.words)  # step 6's three bitmaps
+        self.tallies = self._alloc(3 * push_pull.TALLY_STRIDE * 8)
+        self.direction_records = self._alloc(4 * max(n, 1))  # step 6's per-level record
+        self.status = self._alloc(4 * push_pull.STATUS_WORDS)
+        self.unused = self._alloc(8)  # step 6's clocks and path counters: not used here
+        # The LevelStamp record, always: it says which kernel ran each level.
+        self.stamps = self._alloc(LEVEL_STAMP.itemsize * (n + 1))
+    # [adaptive-setup-end]
+
+    def _compile(self, defines: dict):
+        self._module = super()._compile({**defines, **self._push_pull})
+        return self._module
+
+    # [adaptive-arguments-begin]
+    def _arguments(self, stamps, stamp_capacity):
+        """Step 5's single block as in step 5; step 6's kernel with step 5's grid queues
+        (set L % 2 holds the frontier of level L), the Control record and the stamps."""
+        single, _ = super()._arguments(self.stamps, self.graph.num_vertices + 1)
+        g, n, cap = self.graph, self.graph.num_vertices, self.large_capacity
+        halves = [(q.view(0, size), q.view(size, size))
+                  for q, size in ((self.smalls, 4 * n), (self.mediums, 4 * n),
+                                  (self.larges, 8 * cap))]
+        (small_0, small_1), (medium_0, medium_1), (large_0, large_1) = halves
+        zero = np.uint32(0)
+        grid = [(self.offsets, self.edges, self.in_offsets, self.in_edges,
+                 self.active, np.uint32(self.active_count),
+                 np.int32(n), np.uint64(g.num_edges), np.uint64(0),
+                 self.levels, self.parents,
+                 small_0, medium_0, large_0, small_1, medium_1, large_1,
+                 zero, zero, zero, np.uint32(cap), self.frontier_bitmaps, np.uint32(self.words),
+                 self.counts, self.tallies, self.direction_records, self.unused, zero,
+                 self.status, self._barrier(r), self.unused,
+                 np.int32(0), np.uint32(self.counts.nbytes // 4),
+                 np.uint32(self.tallies.nbytes // 8), zero,
+                 self.control, self.bitmap, self.stamps, np.uint32(n + 1))
+                for r in range(self.rounds)]
+        return single, grid
+    # [adaptive-arguments-end]
+
+    def run(self, source: int, profile: bool = False) -> BFSResult:
+        """One BFS, its levels and parents, and what ran each level
+        (:attr:`last_choices`)."""
+        outcome = super().run(source, profile=profile)
+        stamps = self.device.from_device(self.stamps, outcome.iterations, LEVEL_STAMP)
+        #: ``"single"``, ``"push"`` or ``"pull"`` for each level of the last run.
+        self.last_choices = [CHOICES.get(int(k), "?") for k in stamps["kernel"]]
+        #: The frontier's vertices at each level of the last run (queue entries for
+        #: the single block, n_f for the grid).
+        self.last_frontiers = stamps["entries"].astype(np.int64).tolist()
+        return outcome

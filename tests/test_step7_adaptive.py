@@ -1,0 +1,139 @@
+"""Step 7 (adaptive): what is special to it. The step contract (tests/test_step_contract.py)
+runs it on every contract graph at warp 32 and 64 with the default tunables; here the
+single block's capacities are made small so that every search hands its frontier over to
+the grid and back, and each graph is checked with those tunables too."""
+
+import numpy as np
+import pytest
+
+from rodinia_bfs.graphs.generators import grid2d, kronecker
+from rodinia_bfs.kernels import kernel_headers, kernel_source
+from rodinia_bfs.runtime.cpu_backend import kernel_names
+from rodinia_bfs.variants import STEPS
+from rodinia_bfs.variants.adaptive import AdaptiveBFS
+
+from helpers import GRAPHS, check_run, sources_of
+from test_step5_persistent import SMALL_BLOCKS, one_way, path_graph, spider
+
+#: Single-block queues of 16 entries and levels of at most 1024 edges: a frontier of
+#: more than 16 vertices goes to the grid, one of at most 8 comes back.
+SWITCHING = dict(SMALL_BLOCKS, sb_capacity=16, sb_edge_limit=1024)
+
+
+def runs(choices: list[str]) -> list[str]:
+    """The kernels in the order they ran, each run of levels once: single, grid, single."""
+    kinds = ["single" if c == "single" else "grid" for c in choices]
+    return [k for i, k in enumerate(kinds) if i == 0 or kinds[i - 1] != k]
+
+
+def test_registered_between_push_pull_and_multi_gpu():
+    names = list(STEPS)
+    assert names.index("adaptive") == names.index("push_pull") + 1
+    assert names.index("multi_gpu") == names.index("adaptive") + 1
+
+
+def test_kernels_found_in_included_kernel_files():
+    """adaptive.hip is two includes: the emulator finds the kernels inside them."""
+    names = kernel_names(kernel_source("adaptive.hip"), kernel_headers())
+    assert names == ["persistent_single", "persistent_grid", "push_pull_bfs"]
+    assert kernel_names(kernel_source("adaptive.hip")) == []
+
+
+@pytest.mark.parametrize("name", [*GRAPHS, "spider", "one-way"])
+def test_graphs_with_hand_overs(device, name):
+    """Every contract graph, a spider and a directed graph, with a single block small
+    enough that large frontiers go to the grid: levels exact, parents by Graph500's rules."""
+    graph = {**GRAPHS, "spider": spider, "one-way": one_way}[name]()
+    with AdaptiveBFS(device, graph, **SWITCHING) as step:
+        for source in sources_of(graph):
+            result = step.run(source)
+            check_run(step, source, result)
+            assert len(step.last_choices) == result.iterations
+            assert set(step.last_choices) <= {"single", "push", "pull"}
+
+
+def test_hand_over_and_back_on_a_grid(device):
+    """A 40 x 40 mesh from a corner: the single block runs the first levels, the grid the
+    wide middle ones, and the single block the tail again; the levels each kernel ran
+    had the frontier sizes that rule asks for."""
+    with AdaptiveBFS(device, grid2d(40, 40), **SWITCHING) as step:
+        result = step.run(0)
+        check_run(step, 0, result)
+        choices, sizes = step.last_choices, step.last_frontiers
+    assert runs(choices) == ["single", "grid", "single"]
+    first = next(i for i, c in enumerate(choices) if c != "single")
+    back = next(i for i in range(first, len(choices)) if choices[i] == "single")
+    assert max(sizes[:first]) <= 16 < sizes[first]
+    assert sizes[back] <= 8  # handed back at half the capacity
+    assert step.last_host_waits == 1
+
+
+def test_kronecker_pulls_in_the_middle(device):
+    """A small Kronecker graph: the single block starts, the grid pulls the wide middle
+    levels (Beamer's rule), and forcing push keeps the levels and drops every pull."""
+    graph = kronecker(10, seed=1)
+    with AdaptiveBFS(device, graph, **SWITCHING) as step:
+        result = step.run(0)
+        check_run(step, 0, result)
+        assert step.last_choices[0] == "single" and "pull" in step.last_choices
+    with AdaptiveBFS(device, graph, **SWITCHING, direction="push") as step:
+        pushed = step.run(0)
+        check_run(step, 0, pushed)
+        assert "pull" not in step.last_choices and "push" in step.last_choices
+    np.testing.assert_array_equal(result.levels, pushed.levels)
+
+
+def test_path_of_thousands_of_levels(device):
+    """5,000 levels: the single block runs them all, with one wait of the host."""
+    graph = path_graph(5_000)
+    with AdaptiveBFS(device, graph, **SMALL_BLOCKS) as step:
+        result = step.run(0)
+        check_run(step, 0, result)
+        assert set(step.last_choices) == {"single"} and step.last_host_waits == 1
+    assert result.iterations == 5_000
+
+
+def test_path_through_the_grid(device):
+    """A path whose every level goes to the grid (an edge limit of 0: the single block
+    hands the source's level over at once): the grid runs 1,001 levels, all top-down
+    (a frontier of at most two vertices never meets Beamer's rule), and ends exact."""
+    graph = path_graph(2_000)
+    with AdaptiveBFS(device, graph, **SMALL_BLOCKS, sb_edge_limit=0) as step:
+        result = step.run(1_000)
+        check_run(step, 1_000, result)
+        assert set(step.last_choices) == {"push"}
+
+
+def test_reruns_start_clean(device):
+    """A second search on the same set-up, after one that handed over and back."""
+    graph = grid2d(30, 30)
+    with AdaptiveBFS(device, graph, **SWITCHING) as step:
+        for source in (0, 465, 0):
+            check_run(step, source, step.run(source))
+
+
+def test_profile_times_each_level(device):
+    with AdaptiveBFS(device, grid2d(30, 30), **SWITCHING) as step:
+        result = step.run(0, profile=True)
+        check_run(step, 0, result)
+    assert len(result.level_times_ms) == result.iterations
+    assert all(t >= 0 for t in result.level_times_ms)
+
+
+def test_chapter_table_is_what_the_example_writes(tmp_path):
+    """Chapter 7 shows docs/tables/adaptive_levels.csv, written by the example on the
+    emulator; the example still writes exactly that."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    out = tmp_path / "levels.csv"
+    path = os.pathsep.join(filter(None, [str(root), os.environ.get("PYTHONPATH")]))
+    done = subprocess.run([sys.executable, str(root / "examples" / "07_adaptive.py"),
+                           "--backend", "cpu", "--levels-csv", str(out)],
+                          env={**os.environ, "PYTHONPATH": path}, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert out.read_text() == (root / "docs" / "tables" / "adaptive_levels.csv").read_text()
