@@ -437,7 +437,7 @@ def test_mention_scanner():
 # -- figures in prose come from committed results ---------------------------------------
 
 GENERATED = DOCS / "_generated"
-_RESULTS_FOLDER = re.compile(r"benchmarks/results/([\w.-]+)")
+_RESULTS_FOLDER = re.compile(r"benchmarks/results/([\w.-]+(?:/[\w.-]+)*)")
 _NUMBER = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 # "0.496 ms", "0.554 against 0.558 ms", "2.48 to 2.72 ms", "17.8 µs", "52.1 GTEPS": each
 # number of the list carries the unit.
@@ -505,16 +505,34 @@ def quoted_figures(text: str) -> list[tuple[int, str]]:
     return figures
 
 
+def results_folder(path: str) -> str:
+    """The results folder of a path under ``benchmarks/results/``: the deepest prefix that
+    holds a ``table.md`` (a run may keep several suites in subfolders), or the first part
+    of the path where none does."""
+    parts = path.split("/")
+    for end in range(len(parts), 0, -1):
+        folder = "/".join(parts[:end])
+        if (ROOT / "benchmarks" / "results" / folder / "table.md").is_file():
+            return folder
+    return parts[0]
+
+
+def test_results_folder():
+    assert results_folder("h100-2026-11-22/plots/level_time_road-NY.png") == "h100-2026-11-22"
+    assert results_folder("h100-2026-11-22-large/kronecker-24") == "h100-2026-11-22-large/kronecker-24"
+    assert results_folder("no-such-run/x") == "no-such-run"
+
+
 def named_results(page: Path) -> set[str]:
     """The results folders a page names: in its text, or by including a generated file."""
     text = page.read_text()
-    folders = set(_RESULTS_FOLDER.findall(text))
+    folders = {results_folder(path) for path in _RESULTS_FOLDER.findall(text)}
     from rodinia_bfs.bench.includes import generated_folder
 
     for include in re.findall(r"^\.\. include:: (\S+)$", text, re.M):
         path = (page.parent / include).resolve()
         if path.parent == GENERATED.resolve() and path.is_file() and (folder := generated_folder(path)):
-            folders.update(_RESULTS_FOLDER.findall(folder))
+            folders.update(results_folder(path) for path in _RESULTS_FOLDER.findall(folder))
     return folders
 
 
