@@ -10,6 +10,7 @@ a message that names the page, even where Sphinx is not installed.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import subprocess
@@ -541,9 +542,14 @@ def results_cells(folder: str) -> set[str]:
     its table.md and of the tables docs/_generated shows of it."""
     from rodinia_bfs.bench.includes import tables
 
-    markdown = (ROOT / "benchmarks" / "results" / folder / "table.md").read_text()
+    table_md = ROOT / "benchmarks" / "results" / folder / "table.md"
+    # A folder of other results (partition costs) has no table.md and gives no cells.
+    markdown = table_md.read_text() if table_md.is_file() else ""
     cells = {cell.strip() for line in markdown.splitlines() if line.startswith("|")
              for cell in line.strip("|").split("|")}
+    results = ROOT / "benchmarks" / "results" / folder / "results.json"
+    if not results.is_file() or "graphs" not in json.loads(results.read_text()):  # not a bench run (multi-GPU scaling)
+        return cells
     for table in tables(f"benchmarks/results/{folder}"):
         cells |= table.cells()
     return cells
