@@ -26,14 +26,12 @@ to show what a failure looks like.
 """
 
 # [example-begin]
-import argparse
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from rodinia_bfs.cli import run_main
+from rodinia_bfs import examples_support as example
 from rodinia_bfs.errors import ValidationError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.formats import load_graph, load_rodinia, save_graph
@@ -111,11 +109,8 @@ def search_and_check(graph: CSRGraph, source: int, inject_error: bool) -> list[s
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    parser.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"],
-                        help="accepted for uniformity; chapter 0 runs on the host only")
-    parser.add_argument("--inject-error", action="store_true",
-                        help="change one level before validation, to see a failure")
+    parser = example.parser(__doc__,
+                            backend_help="accepted for uniformity; chapter 0 runs on the host only")
     args = parser.parse_args()
 
     # The graphs, each with a source other than 0: Rodinia-style random (4,099
@@ -149,4 +144,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1
+    example.run(main)  # a missing GPU or a bad option: one line, exit status 1

@@ -24,24 +24,16 @@ checked, to show what a failure looks like.
 """
 
 # [example-begin]
-import argparse
-import sys
-
 import numpy as np
 
-from rodinia_bfs.api import open_device
-from rodinia_bfs.cli import run_main
-from rodinia_bfs.errors import ValidationError
+from rodinia_bfs import examples_support as example
 from rodinia_bfs.graphs.generators import rodinia_graphgen
-from rodinia_bfs.validate import report, validate_result
+from rodinia_bfs.validate import report
 from rodinia_bfs.variants.rodinia import RodiniaBFS
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    parser.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
-    parser.add_argument("--inject-error", action="store_true",
-                        help="change one level before validation, to see a failure")
+    parser = example.parser(__doc__)
     args = parser.parse_args()
 
     # The graph: 65,536 vertices, 2 to 4 random edges each, stored both ways.
@@ -49,9 +41,7 @@ def main() -> int:
     source = 4242
     print(f"graph: {graph!r}, source {source}")
 
-    # The device: auto picks hip, then cuda, then the cpu emulator, and says why.
-    device, why = open_device(args.backend)
-    print(f"device: {device.describe()} [{why}]")
+    device = example.open_device(args.backend)
 
     # Step 1: compile Kernel1/Kernel2 for this device, upload the CSR arrays, allocate
     # the masks; then one BFS. close() (the with block) frees the device memory.
@@ -66,18 +56,12 @@ def main() -> int:
     print(f"  vertices per level: {np.bincount(levels[reached]).tolist()}")
 
     if args.inject_error:
-        wrong = (source + 1) % graph.num_vertices
-        levels[wrong] += 1
-        print(f"  (injected error: level of vertex {wrong} changed to {levels[wrong]})")
+        example.inject_level_error(levels, vertex=(source + 1) % graph.num_vertices)
 
     # The check: every level exactly as the CPU reference has it, -1 included (this
     # step computes no parents, so there is no tree to check).
     problems = []
-    try:
-        validate_result(graph, source, levels, result.parents)
-        print("  ok: levels == CPU reference levels")
-    except ValidationError as exc:
-        problems.append(str(exc))
+    example.check_result(problems, "", graph, source, result, ok="levels == CPU reference levels")
     # The host loop runs once per level: the last round discovers nothing.
     if result.iterations != depth:
         problems.append(f"{result.iterations} iterations for {depth} levels")
@@ -86,4 +70,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1
+    example.run(main)  # a missing GPU or a bad option: one line, exit status 1

@@ -27,17 +27,12 @@ is checked, to show what a failure looks like.
 """
 
 # [example-begin]
-import argparse
-import sys
-
 import numpy as np
 
-from rodinia_bfs.api import open_device
-from rodinia_bfs.cli import run_main
-from rodinia_bfs.errors import ValidationError
+from rodinia_bfs import examples_support as example
 from rodinia_bfs.graphs.generators import kronecker, rodinia_graphgen
 from rodinia_bfs.runtime.base import ceil_div
-from rodinia_bfs.validate import report, validate_result
+from rodinia_bfs.validate import report
 from rodinia_bfs.variants.queue import QueueBFS
 
 
@@ -65,11 +60,8 @@ def search(device, graph, source: int, inject_error: bool) -> list[str]:
 
     # Levels exactly as the CPU reference has them; parents by Graph500's five rules.
     problems = []
-    try:
-        validate_result(graph, source, levels, parents)
-        print("  ok: levels == CPU reference levels, parents pass Graph500's five rules")
-    except ValidationError as exc:
-        problems.append(str(exc))
+    example.check_result(problems, "", graph, source, result,
+                         ok="levels == CPU reference levels, parents pass Graph500's five rules")
     # Each reached vertex was enqueued exactly once, in the queue of its own level.
     per_level = np.bincount(levels[reached]).tolist()
     if result.frontier_sizes == per_level:
@@ -80,15 +72,10 @@ def search(device, graph, source: int, inject_error: bool) -> list[str]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    parser.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
-    parser.add_argument("--inject-error", action="store_true",
-                        help="change one parent before validation, to see a failure")
+    parser = example.parser(__doc__, injects="one parent")
     args = parser.parse_args()
 
-    # The device: auto picks hip, then cuda, then the cpu emulator, and says why.
-    device, why = open_device(args.backend)
-    print(f"device: {device.describe()} [{why}]")
+    device = example.open_device(args.backend)
 
     problems = search(device, rodinia_graphgen(65536, seed=0), 4242, args.inject_error)
     problems += search(device, kronecker(14, seed=0, progress=False), 100, False)
@@ -97,4 +84,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1
+    example.run(main)  # a missing GPU or a bad option: one line, exit status 1

@@ -32,17 +32,10 @@ checked, to show what a failure looks like.
 """
 
 # [example-begin]
-import argparse
-import sys
-
-import numpy as np
-
-from rodinia_bfs.api import open_device
-from rodinia_bfs.cli import run_main
-from rodinia_bfs.errors import ValidationError
+from rodinia_bfs import examples_support as example
 from rodinia_bfs.graphs.generators import kronecker, rodinia_graphgen
 from rodinia_bfs.reference import bfs_reference
-from rodinia_bfs.validate import report, validate_result
+from rodinia_bfs.validate import report
 from rodinia_bfs.variants.privatized import PrivatizedBFS
 
 #: A local queue this small overflows on nearly every level.
@@ -50,15 +43,10 @@ TINY_CAPACITY = 2
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    parser.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
-    parser.add_argument("--inject-error", action="store_true",
-                        help="change one level before validation, to see a failure")
+    parser = example.parser(__doc__)
     args = parser.parse_args()
 
-    # The device: auto picks hip, then cuda, then the cpu emulator, and says why.
-    device, why = open_device(args.backend)
-    print(f"device: {device.describe()} [{why}]")
+    device = example.open_device(args.backend)
     defaults = PrivatizedBFS.default_defines(device.warp_size)
     print(f"tunables: {defaults}")
 
@@ -108,21 +96,16 @@ def main() -> int:
                                 f"and {reserved} reservations cannot enqueue {discovered} vertices")
 
             if args.inject_error and not problems:
-                wrong = int(np.flatnonzero(result.levels >= 0)[-1])
-                result.levels[wrong] += 1
-                print(f"    (injected error: level of vertex {wrong} changed)")
+                example.inject_level_error(result.levels, indent="    ")
 
             # Levels must equal the reference's; parents only have to form a valid BFS
             # tree, since which frontier vertex wins a claim depends on thread timing.
-            try:
-                validate_result(graph, source, result.levels, result.parents, reference)
-                print("    ok: levels == CPU reference, parents pass Graph500's rules")
-            except ValidationError as exc:
-                problems.append(f"{graph.name}, capacity {capacity}: {exc}")
+            example.check_result(problems, f"{graph.name}, capacity {capacity}", graph, source,
+                                 result, reference, indent="    ")
 
     print()
     return report(problems)
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1
+    example.run(main)  # a missing GPU or a bad option: one line, exit status 1

@@ -29,15 +29,10 @@ checked, to show what a failure looks like.
 """
 
 # [example-begin]
-import argparse
-import sys
-
-from rodinia_bfs.api import open_device
-from rodinia_bfs.cli import run_main
-from rodinia_bfs.errors import ValidationError
+from rodinia_bfs import examples_support as example
 from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.reference import bfs_reference
-from rodinia_bfs.validate import report, validate_result
+from rodinia_bfs.validate import report
 from rodinia_bfs.variants.persistent import PersistentBFS
 
 
@@ -53,15 +48,10 @@ def runs_of(kernels):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    parser.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
-    parser.add_argument("--inject-error", action="store_true",
-                        help="change one level before validation, to see a failure")
+    parser = example.parser(__doc__)
     args = parser.parse_args()
 
-    # The device: auto picks hip, then cuda, then the cpu emulator, and says why.
-    device, why = open_device(args.backend)
-    print(f"device: {device.describe()} [{why}]")
+    device = example.open_device(args.backend)
     print(f"tunables: {PersistentBFS.default_defines(device.warp_size)}")
 
     grid = grid2d(256, 256)
@@ -94,20 +84,15 @@ def main() -> int:
         print(f"  widest level: {widest}, {sizes[widest]:,} queue entries ({kernels[widest]})")
 
         if args.inject_error and not problems:
-            result.levels[source] += 1
-            print(f"  (injected error: level of vertex {source} changed)")
+            example.inject_level_error(result.levels, vertex=source)
 
         # Levels equal to the reference's, and a parent tree that passes Graph500's rules
         # (which vertex of the frontier claims a vertex first depends on thread timing).
-        try:
-            validate_result(graph, source, result.levels, result.parents, reference)
-            print("  ok: levels == CPU reference, parents pass Graph500's rules")
-        except ValidationError as exc:
-            problems.append(f"{graph.name}: {exc}")
+        example.check_result(problems, graph.name, graph, source, result, reference)
 
     print()
     return report(problems)
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1
+    example.run(main)  # a missing GPU or a bad option: one line, exit status 1

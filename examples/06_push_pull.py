@@ -32,19 +32,15 @@ graph's per-level table (the one chapter 6 shows) to a CSV file.
 """
 
 # [example-begin]
-import argparse
 import csv
-import sys
 
 import numpy as np
 
-from rodinia_bfs.api import open_device
-from rodinia_bfs.cli import run_main
-from rodinia_bfs.errors import ValidationError
+from rodinia_bfs import examples_support as example
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.reference import bfs_reference
-from rodinia_bfs.validate import report, validate_result
+from rodinia_bfs.validate import report
 from rodinia_bfs.variants.push_pull import ALPHA, BETA, PushPullBFS, rule_table
 
 
@@ -66,17 +62,12 @@ def level_table(graph, source, levels, directions):
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    parser.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
-    parser.add_argument("--inject-error", action="store_true",
-                        help="change one level before validation, to see a failure")
+    parser = example.parser(__doc__)
     parser.add_argument("--levels-csv", metavar="FILE",
                         help="write the Kronecker graph's per-level table to FILE")
     args = parser.parse_args()
 
-    # The device: auto picks hip, then cuda, then the cpu emulator, and says why.
-    device, why = open_device(args.backend)
-    print(f"device: {device.describe()} [{why}]")
+    device = example.open_device(args.backend)
     # Step 4's tunables, and this step's: ALPHA, BETA, BU_PROBE, BU_WARP_THRESHOLD,
     # FORCE_DIRECTION (0: Beamer's rule).
     print(f"tunables: {PushPullBFS.default_defines(device.warp_size)}")
@@ -125,19 +116,14 @@ def main() -> int:
                 results[forced] = step.run(source)
 
         if args.inject_error and not problems:
-            wrong = int(np.flatnonzero(result.levels >= 0)[-1])
-            result.levels[wrong] += 1
-            print(f"  (injected error: level of vertex {wrong} changed)")
+            example.inject_level_error(result.levels)
 
         # Levels must equal the reference's; parents only have to form a valid BFS tree
         # (a bottom-up parent is any frontier in-neighbour). The device's direction must
         # be the rule's, and the rule must not change the answer.
         for mode, run in results.items():
-            try:
-                validate_result(graph, source, run.levels, run.parents, reference)
-                print(f"  ok ({mode}): levels == CPU reference, parents pass Graph500's rules")
-            except ValidationError as exc:
-                problems.append(f"{graph.name} ({mode}): {exc}")
+            example.check_result(problems, f"{graph.name} ({mode})", graph, source, run,
+                                 reference, ok=f"({mode}) {example.LEVELS_AND_TREE_OK}")
         if directions != [row["rule"] for row in rows]:
             problems.append(f"{graph.name}: the kernel's directions {directions} are not the "
                             "rule's")
@@ -147,4 +133,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1
+    example.run(main)  # a missing GPU or a bad option: one line, exit status 1

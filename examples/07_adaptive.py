@@ -27,18 +27,14 @@ table of the three graphs (the one chapter 7 shows) to a CSV file.
 """
 
 # [example-begin]
-import argparse
 import csv
-import sys
 
 import numpy as np
 
-from rodinia_bfs.api import open_device
-from rodinia_bfs.cli import run_main
-from rodinia_bfs.errors import ValidationError
+from rodinia_bfs import examples_support as example
 from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.reference import bfs_reference
-from rodinia_bfs.validate import report, validate_result
+from rodinia_bfs.validate import report
 from rodinia_bfs.variants.adaptive import AdaptiveBFS
 
 #: A single block of 64 threads with queues of 32 entries and levels of at most 1,024
@@ -47,16 +43,12 @@ OPTIONS = dict(sb_block_size=64, block_size=128, sb_capacity=32, sb_edge_limit=1
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    parser.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
-    parser.add_argument("--inject-error", action="store_true",
-                        help="change one level before validation, to see a failure")
+    parser = example.parser(__doc__)
     parser.add_argument("--levels-csv", metavar="FILE",
                         help="write the per-level table of the three graphs to FILE")
     args = parser.parse_args()
 
-    device, why = open_device(args.backend)
-    print(f"device: {device.describe()} [{why}]")
+    device = example.open_device(args.backend)
     # Step 5's tunables (the single block, and step 4's queues) and step 6's (ALPHA,
     # BETA, BU_PROBE, BU_WARP_THRESHOLD, FORCE_DIRECTION).
     print(f"options: {OPTIONS}")
@@ -87,14 +79,8 @@ def main() -> int:
             print(f"    levels {row['levels']:>9}: {choice:<6} (frontier {row['frontier']})")
 
         if args.inject_error and not problems:
-            wrong = int(np.flatnonzero(result.levels >= 0)[-1])
-            result.levels[wrong] += 1
-            print(f"  (injected error: level of vertex {wrong} changed)")
-        try:
-            validate_result(graph, source, result.levels, result.parents, reference)
-            print("  ok: levels == CPU reference, parents pass Graph500's rules")
-        except ValidationError as exc:
-            problems.append(f"{graph.name}: {exc}")
+            example.inject_level_error(result.levels)
+        example.check_result(problems, graph.name, graph, source, result, reference)
 
     if args.levels_csv:
         with open(args.levels_csv, "w", newline="") as out:
@@ -107,5 +93,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main))  # a missing GPU or a bad option: one line, exit status 1
+    example.run(main)  # a missing GPU or a bad option: one line, exit status 1
 # [example-end]

@@ -27,32 +27,24 @@ checked, to show what a failure looks like.
 """
 
 # [example-begin]
-import argparse
-import sys
-
 import numpy as np
 
-from rodinia_bfs.errors import DeviceError, RodiniaBFSError, ValidationError
+from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs import examples_support as example
 from rodinia_bfs.graphs.generators import kronecker
 from rodinia_bfs.partition import POLICIES, partition
 from rodinia_bfs.reference import bfs_reference
-from rodinia_bfs.runtime import choose_backend, get_device
-from rodinia_bfs.validate import check_levels, check_parents, report
+from rodinia_bfs.validate import report
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS, format_size
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
-    parser.add_argument("--backend", default="auto", choices=["auto", "hip", "cuda", "cpu"])
+    parser = example.parser(__doc__)
     parser.add_argument("--gpus", type=int, default=None,
                         help="GPUs to use (default: every visible GPU; 2 emulated on cpu)")
-    parser.add_argument("--inject-error", action="store_true",
-                        help="change one level before validation, to see a failure")
     args = parser.parse_args()
 
-    backend, why = choose_backend(args.backend)
-    device = get_device(backend)
-    print(f"device: {device.describe()} [{why}]")
+    device = example.open_device(args.backend)
     graph = kronecker(12, seed=1, progress=False)
     source = int(np.argmax(graph.degrees()))
     print(f"graph: {graph!r}, source {source}")
@@ -79,16 +71,9 @@ def main() -> int:
         print(f"    level {level}: {reached:>5,} vertices, compute {c:8.3f}, exchange {x:8.3f}")
 
     if args.inject_error:
-        wrong = int(np.flatnonzero(result.levels >= 0)[-1])
-        result.levels[wrong] += 1
-        print(f"  (injected error: level of vertex {wrong} changed)")
+        example.inject_level_error(result.levels)
     # Levels must equal the reference's; parents only have to form a valid BFS tree.
-    try:
-        check_levels(result.levels, reference.levels)
-        check_parents(graph, source, result.levels, result.parents)
-        print("  ok: levels == CPU reference, parents pass Graph500's rules")
-    except ValidationError as exc:
-        problems.append(f"{graph.name}: {exc}")
+    example.check_result(problems, graph.name, graph, source, result, reference)
 
     # A memory limit between what one GPU and what each of two GPUs needs.
     [one] = MultiGpuBFS.memory_per_gpu(graph, 1, warp_size=device.warp_size)
@@ -107,17 +92,14 @@ def main() -> int:
     except DeviceError as exc:  # a machine with one GPU
         print(f"  two GPUs: not run ({exc})")
         capped = None
-    try:
-        if capped is not None:
-            check_levels(capped.levels, reference.levels)
-            check_parents(graph, source, capped.levels, capped.parents)
-            print("  two GPUs: ok, levels == CPU reference, parents pass Graph500's rules")
-    except ValidationError as exc:
-        problems.append(f"{graph.name} on two GPUs under the limit: {exc}")
+    if capped is not None:
+        example.check_result(problems, f"{graph.name} on two GPUs under the limit", graph,
+                             source, capped, reference,
+                             ok=f"{example.LEVELS_AND_TREE_OK} (two GPUs)")
 
     print()
     return report(problems)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    example.run(main)  # a missing GPU or a bad option: one line, exit status 1
