@@ -7,6 +7,7 @@ No timing is asserted here beyond "positive, median between min and max".
 import json
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -410,3 +411,20 @@ def test_markdown_table_says_the_fastest(quick_run):
     text = report.markdown_table(results)
     for graph in results["graphs"]:
         assert re.search(rf"^- {re.escape(graph['name'])}: fastest \w+ ", text, re.M), graph["name"]
+
+
+def test_multi_gpu_plot_draws_the_committed_split(tmp_path):
+    """benchmarks/plot_multi_gpu.py draws compute and exchange per level from a results.json
+    of benchmarks/multi_gpu_scaling.py (here the committed two-GPU run)."""
+    import importlib.util
+    import shutil
+
+    root = Path(__file__).resolve().parents[1]
+    shutil.copy(root / "benchmarks/results/h200x2-2026-11-22-multi-gpu/results.json", tmp_path)
+    spec = importlib.util.spec_from_file_location("plot_multi_gpu",
+                                                  root / "benchmarks/plot_multi_gpu.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    out = module.plot(tmp_path)
+    assert out == tmp_path / "levels.png"
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
