@@ -176,6 +176,21 @@ def edit_kernel(kernel_file: str, old: str, new: str) -> str:
     return source.replace(old, new)
 
 
+def compile_fails_without(device, kernel_file: str, defines: dict, missing: str) -> None:
+    """``hip_kernels/<kernel_file>`` compiled without the tunable ``missing`` stops with a
+    compile error that names it (a kernel must never guess a tunable)."""
+    import pytest
+
+    from rodinia_bfs.errors import CompileError
+    from rodinia_bfs.kernels import kernel_headers, kernel_source
+
+    defines = dict(defines)
+    del defines[missing]
+    with pytest.raises(CompileError, match=missing):
+        device.compile(kernel_source(kernel_file), kernel_file, defines=defines,
+                       headers=kernel_headers())
+
+
 def with_kernel(step_class, source: str, name: str = "broken.hip", headers: dict | None = None):
     """``step_class`` compiling ``source`` instead of its kernel file, and ``headers`` (by
     include name) instead of those of ``hip_kernels/``."""

@@ -305,11 +305,7 @@ def test_nvrtc_compiles(which):
 
 @pytest.mark.parametrize("missing", ["WARP_THRESHOLD", "BLOCK_PIECE", "LOCAL_SMALL"])
 def test_missing_tunable_is_a_compile_error(device, missing):
-    defines = tunables(device.warp_size)
-    del defines[missing]
-    with pytest.raises(CompileError, match=missing):
-        device.compile(kernel_source("balanced.hip"), "balanced.hip", defines=defines,
-                       headers=kernel_headers())
+    helpers.compile_fails_without(device, "balanced.hip", tunables(device.warp_size), missing)
 
 
 def test_block_not_a_multiple_of_the_warp_is_a_compile_error(device):

@@ -18,6 +18,7 @@ from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.persistent import PersistentBFS, build_edge_records, tunables
 
+import helpers
 from helpers import GRAPHS as CONTRACT_GRAPHS
 from helpers import (awkward_graph, check_run, edit_kernel, hiprtc_or_skip, nvrtc_or_skip,
                      scipy_levels, sources_of, with_kernel)
@@ -335,11 +336,7 @@ def test_kernel_has_no_hard_coded_warp_width():
 
 @pytest.mark.parametrize("missing", ["SB_CAPACITY", "EDGE_BATCH", "SHARED_BITMAP", "LOCAL_SMALL"])
 def test_missing_tunable_is_a_compile_error(device, missing):
-    defines = tunables(device.warp_size)
-    del defines[missing]
-    with pytest.raises(CompileError, match=missing):
-        device.compile(kernel_source("persistent.hip"), "persistent.hip", defines=defines,
-                       headers=kernel_headers())
+    helpers.compile_fails_without(device, "persistent.hip", tunables(device.warp_size), missing)
 
 
 def test_edge_limit_past_the_counter_is_a_compile_error(device):

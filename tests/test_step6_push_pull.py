@@ -16,7 +16,7 @@ import sys
 import numpy as np
 import pytest
 
-from rodinia_bfs.errors import CompileError, DeviceError, RodiniaBFSError
+from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker
 from rodinia_bfs.kernels import kernel_headers, kernel_source
@@ -24,6 +24,7 @@ from rodinia_bfs.validate import check_parents
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.push_pull import PushPullBFS, rule_table, tunables
 
+import helpers
 from helpers import (ROOT, awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip,
                      scipy_levels)
 
@@ -297,11 +298,7 @@ def test_kernel_has_no_hard_coded_warp_width():
 @pytest.mark.parametrize("missing", ["ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD",
                                      "FORCE_DIRECTION"])
 def test_missing_tunable_is_a_compile_error(device, missing):
-    defines = tunables(device.warp_size)
-    del defines[missing]
-    with pytest.raises(CompileError, match=missing):
-        device.compile(kernel_source("push_pull.hip"), "push_pull.hip", defines=defines,
-                       headers=kernel_headers())
+    helpers.compile_fails_without(device, "push_pull.hip", tunables(device.warp_size), missing)
 
 
 def test_chapter_table_is_what_the_example_writes(tmp_path):

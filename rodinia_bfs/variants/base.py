@@ -42,6 +42,30 @@ def check_fits(device: Device, graph: CSRGraph, bytes_per_vertex: int, bytes_per
         )
 
 
+class DeviceMemory:
+    """The buffers one owner allocates on one device, freed together (``hipFree``)."""
+
+    def __init__(self, device: Device):
+        self.device = device
+        self.buffers = []
+
+    def alloc(self, nbytes: int):
+        """``hipMalloc`` (at least one byte); freed by :meth:`free`."""
+        buf = self.device.malloc(max(int(nbytes), 1))
+        self.buffers.append(buf)
+        return buf
+
+    def upload(self, array: np.ndarray):
+        """``hipMalloc`` + ``hipMemcpy`` of ``array``; freed by :meth:`free`."""
+        buf = self.device.to_device(array)
+        self.buffers.append(buf)
+        return buf
+
+    def free(self) -> None:
+        while self.buffers:
+            self.device.free(self.buffers.pop())
+
+
 class LevelTimer:
     """The per-level profile of ``profile=True``: an event recorded on the step's stream
     before the first level and after each one (``hipEventRecord``); without profiling
@@ -86,7 +110,7 @@ class GPUStep(ABC):
     def __init__(self, device: Device, graph: CSRGraph):
         self.device = device
         self.graph = graph
-        self._buffers = []
+        self._memory = DeviceMemory(device)
         #: The step's stream (``hipStreamCreate``): the reset, the launches and the copies
         #: of a search are queued on it, in order.
         self.stream = device.stream()
@@ -106,15 +130,11 @@ class GPUStep(ABC):
 
     def _alloc(self, nbytes: int):
         """``hipMalloc``; freed by :meth:`close`."""
-        buf = self.device.malloc(max(int(nbytes), 1))
-        self._buffers.append(buf)
-        return buf
+        return self._memory.alloc(nbytes)
 
     def _upload(self, array: np.ndarray):
         """``hipMalloc`` + ``hipMemcpy`` of ``array``; freed by :meth:`close`."""
-        buf = self.device.to_device(array)
-        self._buffers.append(buf)
-        return buf
+        return self._memory.upload(array)
 
     def search(self, source: int, profile: bool = False) -> BFSResult:
         """One BFS from ``source``, left on the device: the reset and the host loop.
@@ -163,8 +183,7 @@ class GPUStep(ABC):
 
     def close(self) -> None:
         """Free the device memory of this step (``hipFree``)."""
-        while self._buffers:
-            self.device.free(self._buffers.pop())
+        self._memory.free()
 
     def __enter__(self):
         return self

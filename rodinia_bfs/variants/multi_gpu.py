@@ -30,7 +30,7 @@ from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime import get_device
 from rodinia_bfs.runtime.base import Device, ceil_div
 from rodinia_bfs.variants.balanced import BLOCK_SIZE, COUNTER_STRIDE, QUEUES, BalancedBFS, tunables
-from rodinia_bfs.variants.base import GPUStep, LevelTimer
+from rodinia_bfs.variants.base import DeviceMemory, GPUStep, LevelTimer
 
 #: Emulated devices the cpu backend uses when no GPU count is given: enough to exchange.
 CPU_DEFAULT_GPUS = 2
@@ -121,27 +121,16 @@ def buffer_sizes(part: Partition, parts: int, defines: dict,
 # [multi-gpu-memory-end]
 
 
-class _Gpu:
+class _Gpu(DeviceMemory):
     """One GPU's share: its device, stream, partition, buffers and kernels."""
 
     def __init__(self, rank: int, device: Device, part: Partition):
-        self.rank, self.device, self.part = rank, device, part
-        self.buffers = []
-
-    def alloc(self, nbytes: int):
-        buf = self.device.malloc(max(int(nbytes), 1))
-        self.buffers.append(buf)
-        return buf
-
-    def upload(self, array: np.ndarray):
-        buf = self.device.to_device(array)
-        self.buffers.append(buf)
-        return buf
+        super().__init__(device)
+        self.rank, self.part = rank, part
 
     def free(self) -> None:
-        self.device.activate()
-        while self.buffers:
-            self.device.free(self.buffers.pop())
+        self.device.activate()  # its buffers are freed in its own context
+        super().free()
 
 
 class MultiGpuBFS(GPUStep):
