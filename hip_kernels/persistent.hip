@@ -43,11 +43,14 @@
 #ifndef HAND_BACK
 #error "compile with -DHAND_BACK=<1: a frontier that shrinks goes back to the single block>"
 #endif
+#ifndef VP_MAX_DEGREE
+#error "compile with -DVP_MAX_DEGREE=<a thread per vertex while no frontier vertex has more edges; 0: never>"
+#endif
 #if SB_BLOCK_SIZE % WARP_SIZE != 0
 #error "SB_BLOCK_SIZE must be a multiple of WARP_SIZE: the single block appends by whole warps"
 #endif
-#if SB_CAPACITY < 1 || EDGE_BATCH < 1 || SB_EDGE_LIMIT < 0
-#error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1 and SB_EDGE_LIMIT >= 0"
+#if SB_CAPACITY < 1 || EDGE_BATCH < 1 || SB_EDGE_LIMIT < 0 || VP_MAX_DEGREE < 0
+#error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1, SB_EDGE_LIMIT >= 0 and VP_MAX_DEGREE >= 0"
 #endif
 #if SB_EDGE_LIMIT >= (1 << 20)
 #error "SB_EDGE_LIMIT must be below 2^20: a level's counts share one 8-byte counter"
@@ -62,12 +65,19 @@ struct Control {
     vertex_t source;
     bfs_u32 enqueued;   // vertices queued so far in this search: the runaway guard
     bfs_u32 pieces;     // pieces of large vertices queued so far, likewise
+    // What step 7's direction rule needs when its grid takes over: the vertices of the
+    // level before `level`, and the edges out of every level before `level`.
+    bfs_u32 previous;
+    bfs_u64 visited_edges;
 };
 #define MODE_SINGLE 1
 #define MODE_GRID 2
 #define MODE_DONE 3
 #define MODE_RUNAWAY 4  // more levels, vertices or pieces than the graph has: a bug
 #define MODE_FAILED 5   // a grid barrier gave up: a block never arrived (a bug)
+// In a LevelStamp only: the single block ran the level with a thread per vertex
+// (expand_vertices; MODE_SINGLE: a thread per edge).
+#define STAMP_SINGLE_BY_VERTEX 7
 // [persistent-control-end]
 
 // The visited bitmap: bit u % WORD_BITS of word u / WORD_BITS is set once u is reached.
@@ -208,13 +218,16 @@ __device__ inline bfs_u64 warp_exclusive_sum(bfs_u64 x, bfs_u64* total)
 // [persistent-append-begin]
 // Append to queue `q` the vertices of found[0..k) that this lane claimed (bit i of
 // `mine`), for every lane of the warp at once: one shared atomicAdd per warp reserves
-// the slots and the edge ranges of them all. Every lane of the warp calls it.
-__device__ inline void append(const SingleBlock& S, int q, bfs_u64* counter,
+// the slots and the edge ranges of them all. A vertex of more than VP_MAX_DEGREE edges
+// marks the queue `wide` (see expand_vertices). Every lane of the warp calls it.
+__device__ inline void append(const SingleBlock& S, int q, bfs_u64* counter, bfs_u32* wide,
                               const EdgeRecord* found, bfs_u32 mine)
 {
     bfs_u64 wanted = 0;  // (vertices << COUNT_SHIFT) | edges, for this lane
     for (int i = 0; i < EDGE_BATCH; i++) {
-        if (mine & (1u << i)) wanted += (1ull << COUNT_SHIFT) + counted_edges(found[i].degree);
+        if (!(mine & (1u << i))) continue;
+        wanted += (1ull << COUNT_SHIFT) + counted_edges(found[i].degree);
+        if (found[i].degree > VP_MAX_DEGREE) *wide = 1;  // every writer writes 1
     }
     bfs_u64 warp_total;
     const bfs_u64 before = warp_exclusive_sum(wanted, &warp_total);
@@ -265,7 +278,7 @@ __device__ inline bool claim(const SingleBlock& S, vertex_t u, vertex_t parent, 
 // edges, so that their loads are in flight together, then claims their targets, then
 // its warp appends all it found with one atomicAdd.
 __device__ inline void expand_single(const SingleBlock& S, int q, bfs_u32 count, bfs_u32 total,
-                                     level_t level, bfs_u64* counter)
+                                     level_t level, bfs_u64* counter, bfs_u32* wide)
 {
     const Queue F = queue(S, q);
     const bfs_u32 top = 1u << (31 - __clz((int)count));  // the highest power of two <= count
@@ -312,10 +325,57 @@ __device__ inline void expand_single(const SingleBlock& S, int q, bfs_u32 count,
 #endif
             mine |= 1u << i;
         }
-        append(S, 1 - q, counter, found, mine);
+        append(S, 1 - q, counter, wide, found, mine);
     }
 }
 // [persistent-single-level-end]
+
+// [persistent-vertex-level-begin]
+// The same level with a thread per vertex, for a frontier whose vertices all have at most
+// VP_MAX_DEGREE edges (a road network, a mesh): thread i takes slot i and walks its list
+// EDGE_BATCH edges at a time. The binary search above costs log2(count) dependent steps
+// and a dozen instructions per edge; here a thread knows its list from its slot alone.
+// The loop bound is the largest degree in the warp (a ballot), the same for every lane,
+// so the warp calls append() together.
+__device__ inline void expand_vertices(const SingleBlock& S, int q, bfs_u32 count, bfs_u32 total,
+                                       level_t level, bfs_u64* counter, bfs_u32* wide)
+{
+    const Queue F = queue(S, q);
+    for (bfs_u32 base = warp_id() * WARP_SIZE; base < count; base += SB_BLOCK_SIZE) {
+        const bfs_u32 i = base + lane_id();
+        vertex_t from = -1;
+        edge_t begin = 0;
+        bfs_u32 degree = 0;  // the slots' edge ranges are exact: no degree was clamped
+        if (i < count) {
+            from = F.vertex[i];
+            begin = F.begin[i];
+            degree = (i + 1 < count ? F.start[i + 1] : total) - F.start[i];
+        }
+        for (bfs_u32 first = 0; warp_any(first < degree); first += EDGE_BATCH) {
+            EdgeRecord found[EDGE_BATCH];
+            for (int k = 0; k < EDGE_BATCH; k++) {
+                if (first + k >= degree) continue;
+#if EDGE_RECORDS
+                found[k] = S.records[begin + first + k];
+#else
+                found[k].vertex = S.edges[begin + first + k];
+#endif
+            }
+            bfs_u32 mine = 0;
+            for (int k = 0; k < EDGE_BATCH; k++) {
+                if (first + k >= degree || !claim(S, found[k].vertex, from, level + 1)) continue;
+#if !EDGE_RECORDS
+                const vertex_t u = found[k].vertex;
+                found[k].begin = S.offsets[u];
+                found[k].degree = (bfs_u32)(S.offsets[u + 1] - found[k].begin);
+#endif
+                mine |= 1u << k;
+            }
+            append(S, 1 - q, counter, wide, found, mine);
+        }
+    }
+}
+// [persistent-vertex-level-end]
 
 // [persistent-single-entry-begin]
 // Put the frontier the single block starts from into queue q: the source at level 0,
@@ -323,7 +383,7 @@ __device__ inline void expand_single(const SingleBlock& S, int q, bfs_u32 count,
 // append() sees whole warps.
 __device__ inline void load_frontier(const SingleBlock& S, const GridQueues& Q, int q,
                                      level_t level, vertex_t source, bfs_u32 small_count,
-                                     bfs_u32 medium_count, bfs_u64* counter)
+                                     bfs_u32 medium_count, bfs_u64* counter, bfs_u32* wide)
 {
     const bfs_u32 count = level == 0 ? 1 : small_count + medium_count;
     for (bfs_u32 base = warp_id() * WARP_SIZE; base < count; base += SB_BLOCK_SIZE) {
@@ -338,7 +398,7 @@ __device__ inline void load_frontier(const SingleBlock& S, const GridQueues& Q, 
             found[0].degree = (bfs_u32)(S.offsets[v + 1] - found[0].begin);
             mine = 1;
         }
-        append(S, q, counter, found, mine);
+        append(S, q, counter, wide, found, mine);
     }
 }
 // [persistent-single-entry-end]
@@ -370,6 +430,8 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     const GridQueues Q = {smalls, mediums, larges, large_capacity, counts, n};
     level_t level = control->level;
     bfs_u32 enqueued = control->enqueued;
+    bfs_u32 previous = control->previous;
+    bfs_u64 visited_edges = control->visited_edges;
 
     // [persistent-single-shared-begin]
     // Shared memory: the two queues (dynamic, sized by SB_CAPACITY), the bitmap after
@@ -377,6 +439,7 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     // sets), and step 4's local queues for a hand-over.
     DYNAMIC_SHARED(edge_t, shared);  // edge_t first: it needs 8-byte alignment
     __shared__ bfs_u64 counter[3];
+    __shared__ bfs_u32 wide[3];  // per counter: the queue holds a vertex of > VP_MAX_DEGREE edges
     __shared__ LocalQueues local;
     __shared__ int broken;
     edge_t* begins = shared;  // 2 * SB_CAPACITY of each
@@ -396,7 +459,10 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     }
     const bfs_u32 small_count = level == 0 ? 0 : Q.count(level, SMALL);
     const bfs_u32 medium_count = level == 0 ? 0 : Q.count(level, MEDIUM);
-    if (threadIdx.x < 3) counter[threadIdx.x] = 0;
+    if (threadIdx.x < 3) {
+        counter[threadIdx.x] = 0;
+        wide[threadIdx.x] = 0;
+    }
     if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
     if (threadIdx.x == 0) broken = 0;
     __syncthreads();  // the bitmap and the counters are ready; the grid's counts are read
@@ -406,7 +472,7 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
         parents[control->source] = control->source;
     }
     load_frontier(S, Q, level % 2, level, control->source, small_count, medium_count,
-                  &counter[level % 3]);
+                  &counter[level % 3], &wide[level % 3]);
     // Every set of the grid's counters starts at zero for the hand-over below.
     for (bfs_u32 i = threadIdx.x; i < 3 * QUEUES * COUNTER_STRIDE; i += SB_BLOCK_SIZE) counts[i] = 0;
     __syncthreads();  // the first frontier is queued
@@ -418,7 +484,10 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
         const bfs_u64 packed = counter[level % 3];
         const bfs_u32 count = (bfs_u32)(packed >> COUNT_SHIFT);
         const bfs_u32 total = (bfs_u32)(packed & EDGE_MASK);
-        if (threadIdx.x == 0) stamp(stamps, stamp_capacity, level, MODE_SINGLE, count);
+        const bool by_vertex = VP_MAX_DEGREE > 0 && !wide[level % 3];
+        if (threadIdx.x == 0)
+            stamp(stamps, stamp_capacity, level, by_vertex ? STAMP_SINGLE_BY_VERTEX : MODE_SINGLE,
+                  count);
         // Every thread reads the same counter after the same barrier, so every thread
         // takes the same branch below.
         if (count == 0) { mode = MODE_DONE; break; }
@@ -433,9 +502,18 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
             enqueued -= count;  // the grid counts them again
             break;
         }
-        if (threadIdx.x == 0) counter[(level + 2) % 3] = 0;  // read by all a barrier ago
-        expand_single(S, level % 2, count, total, level, &counter[(level + 1) % 3]);
+        if (threadIdx.x == 0) {  // read by all a barrier ago
+            counter[(level + 2) % 3] = 0;
+            wide[(level + 2) % 3] = 0;
+        }
+        visited_edges += total;  // exact: a level with a clamped degree went to the grid
+        bfs_u64* const next = &counter[(level + 1) % 3];
+        if (by_vertex)
+            expand_vertices(S, level % 2, count, total, level, next, &wide[(level + 1) % 3]);
+        else
+            expand_single(S, level % 2, count, total, level, next, &wide[(level + 1) % 3]);
         __syncthreads();  // the level is done: its queue and counter are complete
+        previous = count;
         level++;
     }
     // [persistent-single-loop-end]
@@ -443,6 +521,8 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
         control->mode = mode;
         control->level = level;
         control->enqueued = enqueued;
+        control->previous = previous;
+        control->visited_edges = visited_edges;
     }
 }
 // [persistent-single-kernel-end]
@@ -463,18 +543,22 @@ __device__ inline bool fits_single_block(bfs_u32 small, bfs_u32 medium, bfs_u32 
     return edges_at_most <= SB_EDGE_LIMIT / 2;
 }
 
-// The single block's bitmap, rebuilt from the levels by the whole grid: one word of 32
-// vertices per thread.
+// The single block's bitmap, rebuilt from the levels by the whole grid: a thread per
+// vertex, so that a warp reads WARP_SIZE consecutive levels at once, and the warp's ballot
+// is WARP_SIZE / WORD_BITS words of the bitmap.
 __device__ inline void rebuild_bitmap(bfs_u32* bitmap, const level_t* levels, vertex_t n)
 {
     const bfs_u32 words = bitmap_words(n);
-    for (bfs_u32 w = blockIdx.x * BLOCK_SIZE + threadIdx.x; w < words; w += gridDim.x * BLOCK_SIZE) {
-        bfs_u32 bits = 0;
-        for (bfs_u32 u = w * WORD_BITS; u < (w + 1) * WORD_BITS && u < (bfs_u32)n; u++) {
-            // Written by other blocks before the last grid barrier: read past this SM's cache.
-            if (((const volatile level_t*)levels)[u] != -1) bits |= bitmap_bit((vertex_t)u);
-        }
-        bitmap[w] = bits;
+    const bfs_u32 threads = gridDim.x * BLOCK_SIZE;  // a multiple of WARP_SIZE
+    for (bfs_u32 base = blockIdx.x * BLOCK_SIZE + warp_id() * WARP_SIZE; base < (bfs_u32)n;
+         base += threads) {
+        const bfs_u32 u = base + lane_id();
+        // Written by other blocks before the last grid barrier: read past this SM's cache.
+        const bool seen = u < (bfs_u32)n && ((const volatile level_t*)levels)[u] != -1;
+        const lane_mask_t bits = warp_ballot(seen);
+        const bfs_u32 w = base / WORD_BITS + lane_id();
+        if (lane_id() < WARP_SIZE / WORD_BITS && w < words)
+            bitmap[w] = (bfs_u32)(bits >> (lane_id() * WORD_BITS));
     }
 }
 // [persistent-hand-back-end]

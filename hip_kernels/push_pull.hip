@@ -377,8 +377,8 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     SearchState st = {start_level, start_level % 2, 0, TOP_DOWN, 0, 0,
                       load_fresh(&start_counts[SMALL * COUNTER_STRIDE]),
                       load_fresh(&start_counts[MEDIUM * COUNTER_STRIDE]),
-                      load_fresh(&start_counts[LARGE * COUNTER_STRIDE]), 0, 0, 0, 0,
-                      control->enqueued, control->pieces};
+                      load_fresh(&start_counts[LARGE * COUNTER_STRIDE]), 0, 0,
+                      control->previous, 0, control->enqueued, control->pieces};
     st.enqueued += st.small_count + st.medium_count;
     st.pieces += st.large_count;
     if (thread == 0) status[STATUS_ERROR] = 0;
@@ -387,10 +387,10 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     for (bfs_u32 i = thread; i < count_words; i += threads) counts[i] = 0;
     for (bfs_u32 i = thread; i < tally_words; i += threads) tallies[i] = 0;
     if (!grid_sync(barrier)) GIVE_UP();
-    // The counts of Beamer's rule, which the Control record does not carry: n_f and m_f
-    // over the queues (a large vertex counts once, with piece 0), m_u over the vertices
-    // not reached yet. One pass over the levels, once per hand-over.
-    Tally frontier = {0, 0}, unvisited = {0, 0};
+    // The counts of Beamer's rule: n_f and m_f over the queues (a large vertex counts once,
+    // with piece 0); m_u from the Control record, which counts the edges of the levels
+    // before this one.
+    Tally frontier = {0, 0};
     const vertex_t* small = small_queues[st.queue_set];
     const vertex_t* medium = medium_queues[st.queue_set];
     const Piece* large = large_queues[st.queue_set];
@@ -404,19 +404,13 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         frontier.vertices += 1;
         frontier.edges += (bfs_u64)(offsets[v + 1] - offsets[v]);
     }
-    for (bfs_u32 v = thread; v < (bfs_u32)num_vertices; v += threads) {
-        if (levels[v] != -1) continue;
-        unvisited.vertices += 1;  // add_tally passes over a warp that found no vertex
-        unvisited.edges += (bfs_u64)(offsets[v + 1] - offsets[v]);
-    }
-    bfs_u64* const sums = tallies + 2 * TALLY_STRIDE;  // the third set, slots 0-3
+    bfs_u64* const sums = tallies + 2 * TALLY_STRIDE;  // the third set, slots 0-1
     add_tally(frontier, block_tally, sums);
-    __syncthreads();  // thread 0 has emptied block_tally
-    add_tally(unvisited, block_tally, sums + 2);
     if (!grid_sync(barrier)) GIVE_UP();
     st.frontier_vertices = load_fresh(&sums[0]);
     st.frontier_edges = load_fresh(&sums[1]);
-    st.unvisited_edges = load_fresh(&sums[3]);
+    const bfs_u64 seen = control->visited_edges + st.frontier_edges;
+    st.unvisited_edges = num_edges > seen ? num_edges - seen : 0;
     bool handed_back = false;
     // [adaptive-resume-end]
 #else
@@ -437,6 +431,7 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     for (bfs_u32 p = thread; p < large_count; p += threads) large_0[p] = Piece{source, p};
     if (thread == 0 && small_count) small_0[0] = source;
     if (thread == 0 && medium_count) medium_0[0] = source;
+    if (thread == 0) status[STATUS_ERROR] = 0;  // what the host reads back, bar the levels
     if (!grid_sync(barrier)) GIVE_UP();
     // [push-pull-reset-end]
 
@@ -598,6 +593,10 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         control->enqueued = (bfs_u32)st.enqueued -
                             (handed_back ? st.small_count + st.medium_count : 0u);
         control->pieces = (bfs_u32)st.pieces;
+        // The edges of the levels before the frontier handed back: all but the
+        // frontier's and the unvisited vertices'.
+        control->visited_edges = num_edges - st.unvisited_edges - st.frontier_edges;
+        control->previous = (bfs_u32)st.previous_vertices;
 #endif
     }
 }

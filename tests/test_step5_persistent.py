@@ -71,7 +71,10 @@ def configs(warp_size: int) -> dict:
     two grid blocks: the single block overflows and hands over, the grid hands back,
     and all three of step 4's gathers and its overflow run.
     ``plain``: no edge records, the bitmap in global memory, one edge per batch, no
-    hand-back.
+    hand-back, and always a thread per edge.
+    The ``single`` and ``grid`` configurations take a thread per vertex in the single block
+    where the frontier's degrees allow (the default); ``switching`` only while they are at
+    most 2, so its searches change between a thread per vertex and per edge.
     """
     tiny_grid = dict(block_size=warp_size, warp_threshold=2, block_threshold=5, block_piece=3,
                      local_small=1, local_medium=1, max_grid_blocks=2)
@@ -79,9 +82,9 @@ def configs(warp_size: int) -> dict:
         "single": dict(SMALL_BLOCKS),
         "grid": dict(SMALL_BLOCKS, sb_edge_limit=0, max_grid_blocks=3),
         "switching": dict(sb_block_size=warp_size, sb_capacity=8, sb_edge_limit=24, edge_batch=3,
-                          **tiny_grid),
+                          vp_max_degree=2, **tiny_grid),
         "plain": dict(sb_block_size=2 * warp_size, block_size=2 * warp_size,
-                      edge_records=False, shared_bitmap=False,
+                      edge_records=False, shared_bitmap=False, vp_max_degree=0,
                       edge_batch=1, hand_back=False, sb_capacity=16, max_grid_blocks=2),
     }
 
@@ -136,6 +139,30 @@ def test_the_switching_configuration_goes_to_the_grid_and_back(device):
         kernels = kernels_run(step)
     runs = [k for i, k in enumerate(kernels) if i == 0 or k != kernels[i - 1]]
     assert runs == ["single", "grid", "single"], kernels
+
+
+@pytest.mark.parametrize("edge_records", [True, False])
+def test_thread_per_vertex_or_per_edge_by_the_frontier_degrees(device, edge_records):
+    """A spider with a long leg from a hub: the levels whose vertices have at most
+    vp_max_degree edges take a thread per vertex, a level holding the hub a thread per
+    edge; levels and parents stay exact either way. With the thread-per-vertex loop
+    broken (each thread skips its first edge) the search goes wrong."""
+    graph = spider(legs=9, length=40)  # the centre has 9 edges, every other vertex 1 or 2
+    options = dict(SMALL_BLOCKS, edge_records=edge_records, vp_max_degree=4, edge_batch=2)
+    with PersistentBFS(device, graph, **options) as step:
+        result = step.run(0, profile=True)
+        check_run(step, 0, result)
+        assert step.last_profile["expansion"][0] == "edge"  # the centre: 9 edges
+        assert set(step.last_profile["expansion"][1:]) == {"vertex"}
+        result = step.run(5, profile=True)  # along a leg: the centre comes later
+        check_run(step, 5, result)
+        assert step.last_profile["expansion"][:5] == ["vertex"] * 5
+        assert step.last_profile["expansion"][5] == "edge"
+    broken = edit_kernel("persistent.hip", "for (bfs_u32 first = 0; warp_any(first < degree)",
+                         "for (bfs_u32 first = 1; warp_any(first < degree)")
+    with with_kernel(PersistentBFS, broken)(device, graph, **options) as step:
+        wrong = step.run(0)
+    assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
 
 
 def test_overflow_of_the_single_block_is_used(device):
@@ -357,7 +384,7 @@ def _define_sets(warp_size):
         tunables(warp_size, block_size=warp_size, sb_block_size=warp_size, sb_capacity=1,
                  sb_edge_limit=0, edge_batch=1, warp_threshold=1, block_threshold=1,
                  block_piece=1, local_small=1, local_medium=1),
-        tunables(warp_size, edge_batch=32),
+        tunables(warp_size, edge_batch=32, vp_max_degree=0),
     ]
 
 

@@ -6,11 +6,13 @@ the grid and back, and each graph is checked with those tunables too."""
 import numpy as np
 import pytest
 
+from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.runtime.cpu_backend import kernel_names
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.adaptive import AdaptiveBFS
+from rodinia_bfs.variants.push_pull import rule_table
 
 from helpers import GRAPHS, check_run, sources_of
 from test_step5_persistent import SMALL_BLOCKS, one_way, path_graph, spider
@@ -81,6 +83,50 @@ def test_kronecker_pulls_in_the_middle(device):
         check_run(step, 0, pushed)
         assert "pull" not in step.last_choices and "push" in step.last_choices
     np.testing.assert_array_equal(result.levels, pushed.levels)
+
+
+def kronecker_at_the_end_of_a_path(at_hub: bool = False, length: int = 3_000) -> CSRGraph:
+    """A Kronecker graph of scale 9 with a path of `length` vertices hanging from its
+    vertex 81 (of degree 2 to 4), both ways: from the path's far end the single block
+    runs thousands of levels and visits a third of the edges before the Kronecker graph's
+    frontier outgrows it, and the grid's first level pulls only if it counts m_u without
+    them. ``at_hub``: the path hangs from the largest hub instead, and the grid's first
+    level (the hub alone, after a level of one vertex) pulls only if the grid forgets
+    that the frontier did not grow."""
+    core = kronecker(9, seed=3)
+    n = core.num_vertices
+    start = int(np.argmax(core.degrees())) if at_hub else 81
+    chain = np.r_[start, np.arange(n, n + length)]
+    src, dst = core.edges()
+    src = np.r_[src, chain[:-1], chain[1:]]
+    dst = np.r_[dst, chain[1:], chain[:-1]]
+    return CSRGraph.from_edges(src, dst, n + length, directed=False, name="kronecker-path")
+
+
+@pytest.mark.parametrize("make, source", [(lambda: kronecker(11, seed=3), 0),
+                                          (lambda: kronecker(11, seed=3), 77),
+                                          (kronecker_at_the_end_of_a_path, -1),
+                                          (lambda: kronecker_at_the_end_of_a_path(True), -1)],
+                         ids=["kronecker-0", "kronecker-77", "kronecker-path", "hub-path"])
+def test_grid_levels_follow_beamers_rule(device, make, source):
+    """The grid's first level after a hand-over takes m_u from the Control record (the
+    edges of the levels the single block ran), not from a pass over every vertex: each
+    level the grid runs takes the direction Beamer's rule gives from the exact counts
+    (push_pull.rule_table). The grid also starts from the single block's n_f of the level
+    before, which the rule compares with. A wrong m_u or n_f moves the switch to another
+    level (on the paths, where the levels before the hand-over hold a third of the
+    edges, and the level before the hub has one vertex)."""
+    graph = make()
+    source = source % graph.num_vertices
+    with AdaptiveBFS(device, graph, **SWITCHING) as step:
+        result = step.run(source)
+        check_run(step, source, result)
+        choices = step.last_choices
+    rows = rule_table(graph, source, result.levels)
+    grid_levels = [i for i, c in enumerate(choices) if c != "single"]
+    assert grid_levels and choices[0] == "single"
+    assert "pull" in choices
+    assert [choices[i] for i in grid_levels] == [rows[i]["direction"] for i in grid_levels]
 
 
 def test_path_of_thousands_of_levels(device):

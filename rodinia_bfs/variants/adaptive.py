@@ -22,9 +22,10 @@ from rodinia_bfs.variants.base import check_fits
 from rodinia_bfs.variants.persistent import LEVEL_STAMP, PersistentBFS
 
 # [adaptive-tunables-begin]
-#: Which kernel ran a level, as the LevelStamp record says: the single block
-#: (MODE_SINGLE), the grid top-down (MODE_GRID) or bottom-up (STAMP_PULL in push_pull.hip).
-CHOICES = {1: "single", 2: "push", 6: "pull"}
+#: Which kernel ran a level, as the LevelStamp record says: the single block (MODE_SINGLE,
+#: or STAMP_SINGLE_BY_VERTEX with a thread per vertex), the grid top-down (MODE_GRID) or
+#: bottom-up (STAMP_PULL in push_pull.hip).
+CHOICES = {1: "single", 7: "single", 2: "push", 6: "pull"}
 
 
 def tunables(warp_size: int, block_size: int = persistent.BLOCK_SIZE, *,

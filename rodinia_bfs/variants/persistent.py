@@ -36,6 +36,11 @@ SB_EDGE_LIMIT = 16 * 1024
 #: are in flight together.
 EDGE_BATCH = 4
 
+#: The single block takes a thread per frontier vertex, instead of a thread per edge,
+#: while no vertex of the frontier has more edges than this (0: always a thread per
+#: edge). Road networks have at most 8, meshes 4.
+VP_MAX_DEGREE = 16
+
 #: Pairs of kernels (single block, grid) queued between two read-backs of the Control
 #: record: each kernel of a pair either runs levels or returns at once.
 ROUNDS = 2
@@ -50,9 +55,11 @@ BLOCK_SIZE = 1024
 #: counters, and what the compiler reserves (1 KiB per block on recent NVIDIA GPUs).
 SB_STATIC_EXTRA = 2048
 
-#: The Control record (persistent.hip): five 4-byte fields, and its modes.
-CONTROL_BYTES = 20
+#: The Control record (persistent.hip): six 4-byte fields and an 8-byte one, and its modes.
+CONTROL_BYTES = 32
 MODE_SINGLE, MODE_GRID, MODE_DONE, MODE_RUNAWAY, MODE_FAILED = 1, 2, 3, 4, 5
+#: A LevelStamp's kernel field for a single-block level run with a thread per vertex.
+STAMP_SINGLE_BY_VERTEX = 7
 
 #: What a profile run records at the start of each level (LevelStamp in persistent.hip).
 LEVEL_STAMP = np.dtype([("clock", "<u8"), ("kernel", "<u4"), ("entries", "<u4")])
@@ -64,7 +71,8 @@ EDGE_RECORD = np.dtype([("vertex", "<i4"), ("degree", "<u4"), ("begin", "<i8")])
 def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = SB_BLOCK_SIZE,
              sb_capacity: int = SB_CAPACITY, sb_edge_limit: int = SB_EDGE_LIMIT,
              edge_batch: int = EDGE_BATCH, shared_bitmap: bool = True,
-             edge_records: bool = True, hand_back: bool = True, **grid) -> dict:
+             edge_records: bool = True, hand_back: bool = True,
+             vp_max_degree: int = VP_MAX_DEGREE, **grid) -> dict:
     """The ``-D`` macros of both kernels: step 4's for the grid (``grid`` takes its
     ``warp_threshold``, ``block_threshold``, ``block_piece``, ``local_small`` and
     ``local_medium``), and the single block's."""
@@ -72,7 +80,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
     defines.update(SB_BLOCK_SIZE=sb_block_size, SB_CAPACITY=sb_capacity,
                    SB_EDGE_LIMIT=sb_edge_limit, EDGE_BATCH=edge_batch,
                    SHARED_BITMAP=int(bool(shared_bitmap)), EDGE_RECORDS=int(bool(edge_records)),
-                   HAND_BACK=int(bool(hand_back)))
+                   HAND_BACK=int(bool(hand_back)), VP_MAX_DEGREE=vp_max_degree)
     return defines
 
 
@@ -106,8 +114,8 @@ class PersistentBFS(GPUStep):
                  sb_block_size: int = SB_BLOCK_SIZE, sb_capacity: int | None = None,
                  sb_edge_limit: int = SB_EDGE_LIMIT, edge_batch: int = EDGE_BATCH,
                  shared_bitmap: bool | None = None, edge_records: bool = True,
-                 hand_back: bool = True, rounds: int = ROUNDS,
-                 max_grid_blocks: int | None = None, **grid):
+                 hand_back: bool = True, vp_max_degree: int = VP_MAX_DEGREE,
+                 rounds: int = ROUNDS, max_grid_blocks: int | None = None, **grid):
         """``sb_capacity=None`` takes the default, or less where the device's shared
         memory is smaller; ``shared_bitmap=None`` puts the visited bitmap in shared
         memory where it fits. ``grid`` holds step 4's tunables for the grid kernel."""
@@ -115,8 +123,11 @@ class PersistentBFS(GPUStep):
         n = graph.num_vertices
         self._check_options(device, sb_block_size, sb_edge_limit, edge_batch, rounds,
                             max_grid_blocks)
+        if vp_max_degree < 0:
+            raise RodiniaBFSError(f"vp_max_degree must be at least 0, got {vp_max_degree}")
         defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
-                           sb_edge_limit, edge_batch, True, edge_records, hand_back, **grid)
+                           sb_edge_limit, edge_batch, True, edge_records, hand_back,
+                           vp_max_degree, **grid)
         balanced.BalancedBFS._check_tunables(device, defines, 1)
         capacity, in_shared, self.dynamic_shared = self._plan_shared_memory(
             device, defines, sb_capacity, shared_bitmap)
@@ -167,7 +178,7 @@ class PersistentBFS(GPUStep):
         self.stamps = None  # device clock per level, allocated by the first profile run
         self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
         # Pinned host memory: the start state goes down, the Control record comes back.
-        self.h_start = device.host_malloc(CONTROL_BYTES // 4 + 1, np.int32)
+        self.h_start = device.host_malloc(CONTROL_BYTES // 4, np.int32)
         self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.int32)
     # [persistent-setup-end]
 
@@ -221,10 +232,11 @@ class PersistentBFS(GPUStep):
         dev.memset(self.levels_and_parents, 0xFF, stream=s)  # every int32 is -1
         dev.memset(self.cleared, 0, stream=s)  # the bitmap and the grid barriers
         start = self.h_start
-        # Control: mode, level, source, enqueued, pieces. The single block gives the
-        # source its level and parent when it starts at level 0.
-        start[:5] = (MODE_SINGLE, 0, source, 0, 0)
-        dev.memcpy_htod_async(self.control, start[:5], s)
+        # Control: mode, level, source, enqueued, pieces, previous, visited_edges (two
+        # words). The single block gives the source its level and parent when it starts
+        # at level 0.
+        start[:] = (MODE_SINGLE, 0, source, 0, 0, 0, 0, 0)
+        dev.memcpy_htod_async(self.control, start, s)
 
     def _arguments(self, stamps, stamp_capacity):
         n = np.int32(self.graph.num_vertices)
@@ -301,12 +313,17 @@ class PersistentBFS(GPUStep):
         ticks a second). Also keeps which kernel ran each level, and its queue entries,
         in ``last_profile``."""
         stamps = self.device.from_device(self.stamps, iterations + 1, LEVEL_STAMP)
-        kernels = {MODE_SINGLE: "single", MODE_GRID: "grid"}
-        #: Per level of the last profile run: the kernel that ran it and its queue entries
-        #: (vertices for the single block; small, medium and large pieces for the grid).
+        kernels = {MODE_SINGLE: "single", STAMP_SINGLE_BY_VERTEX: "single", MODE_GRID: "grid"}
+        expansions = {MODE_SINGLE: "edge", STAMP_SINGLE_BY_VERTEX: "vertex", MODE_GRID: "grid"}
+        ran = stamps["kernel"][:iterations].tolist()
+        #: Per level of the last profile run: the kernel that ran it, its queue entries
+        #: (vertices for the single block; small, medium and large pieces for the grid),
+        #: and how the single block shared the level out (a thread per ``"edge"`` or per
+        #: ``"vertex"``; ``"grid"`` for the grid's levels).
         self.last_profile = {
-            "kernel": [kernels.get(int(k), "?") for k in stamps["kernel"][:iterations]],
+            "kernel": [kernels.get(int(k), "?") for k in ran],
             "entries": stamps["entries"][:iterations].tolist(),
+            "expansion": [expansions.get(int(k), "?") for k in ran],
         }
         ticks = np.diff(stamps["clock"].astype(np.int64))
         return (ticks * (1000.0 / self.device.clock_rate_hz)).tolist()

@@ -159,6 +159,7 @@ class PushPullBFS(BalancedBFS):
         self.tallies = self._alloc(self.counter_sets * TALLY_STRIDE * 8)  # bfs_u64
         self.records = self._alloc(4 * max(n, 1))  # bfs_u32 per level
         self.control = self._alloc(CONTROL_BYTES)  # status, then the grid barrier
+        self._control_clean = False  # zeroed by the first reset
         self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.uint32)
         self.clocks = self._alloc(8)  # the clock at each level: grown when profiling
         # One block per slot the device can keep resident: all of them run at once,
@@ -173,10 +174,14 @@ class PushPullBFS(BalancedBFS):
         return super()._compile({**defines, **self._push_pull})
 
     def _reset(self, source: int) -> list[int]:
-        """Only the status and the grid barrier are zeroed here (one memset): the kernel
-        writes the rest of the start state itself. Returns the lengths of the source's
-        queues at level 0, which the host knows from the source's degree."""
-        self.device.memset(self.control, 0, stream=self.stream)
+        """The kernel writes the start state itself, its status included; the host zeroes
+        the status and the grid barrier (one memset) only before the first search and
+        after a search that failed (a barrier that gave up stays failed). Returns the
+        lengths of the source's queues at level 0, which the host knows from the source's
+        degree."""
+        if not self._control_clean:
+            self.device.memset(self.control, 0, stream=self.stream)
+            self._control_clean = True
         self.source = source
         queue = self.queue_of(int(self.degrees[source]))
         if queue == "large":
@@ -211,6 +216,7 @@ class PushPullBFS(BalancedBFS):
         dev.memcpy_dtoh_async(self.h_control, self.control, stream)
         stream.synchronize()  # the one wait of the search
         status = self.h_control
+        self._control_clean = not (status[BARRIER_FAILED] or status[STATUS_ERROR])
         if status[BARRIER_FAILED]:
             raise DeviceError(f"{self.kernel_name}: a block waited too long at the grid barrier "
                               "and the launch gave up; some block never reached grid_sync")
