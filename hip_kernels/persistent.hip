@@ -46,11 +46,14 @@
 #ifndef VP_MAX_DEGREE
 #error "compile with -DVP_MAX_DEGREE=<a thread per vertex while no frontier vertex has more edges; 0: never>"
 #endif
+#ifndef VP_MAX_VERTICES
+#error "compile with -DVP_MAX_VERTICES=<a thread per vertex while the frontier has at most this many>"
+#endif
 #if SB_BLOCK_SIZE % WARP_SIZE != 0
 #error "SB_BLOCK_SIZE must be a multiple of WARP_SIZE: the single block appends by whole warps"
 #endif
-#if SB_CAPACITY < 1 || EDGE_BATCH < 1 || SB_EDGE_LIMIT < 0 || VP_MAX_DEGREE < 0
-#error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1, SB_EDGE_LIMIT >= 0 and VP_MAX_DEGREE >= 0"
+#if SB_CAPACITY < 1 || EDGE_BATCH < 1 || SB_EDGE_LIMIT < 0 || VP_MAX_DEGREE < 0 || VP_MAX_VERTICES < 0
+#error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1, and SB_EDGE_LIMIT, VP_MAX_DEGREE, VP_MAX_VERTICES >= 0"
 #endif
 #if SB_EDGE_LIMIT >= (1 << 20)
 #error "SB_EDGE_LIMIT must be below 2^20: a level's counts share one 8-byte counter"
@@ -331,10 +334,12 @@ __device__ inline void expand_single(const SingleBlock& S, int q, bfs_u32 count,
 // [persistent-single-level-end]
 
 // [persistent-vertex-level-begin]
-// The same level with a thread per vertex, for a frontier whose vertices all have at most
-// VP_MAX_DEGREE edges (a road network, a mesh): thread i takes slot i and walks its list
-// EDGE_BATCH edges at a time. The binary search above costs log2(count) dependent steps
-// and a dozen instructions per edge; here a thread knows its list from its slot alone.
+// The same level with a thread per vertex, for a frontier of at most VP_MAX_VERTICES
+// vertices that all have at most VP_MAX_DEGREE edges (a road network, a mesh): thread i
+// takes slot i and walks its list EDGE_BATCH edges at a time. The binary search above
+// costs log2(count) dependent steps and a dozen instructions per edge; here a thread
+// knows its list from its slot alone. (A wide frontier goes back to a thread per edge:
+// there a warp's loads read consecutive edges, here each thread reads its own list.)
 // The loop bound is the largest degree in the warp (a ballot), the same for every lane,
 // so the warp calls append() together.
 __device__ inline void expand_vertices(const SingleBlock& S, int q, bfs_u32 count, bfs_u32 total,
@@ -484,7 +489,7 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
         const bfs_u64 packed = counter[level % 3];
         const bfs_u32 count = (bfs_u32)(packed >> COUNT_SHIFT);
         const bfs_u32 total = (bfs_u32)(packed & EDGE_MASK);
-        const bool by_vertex = VP_MAX_DEGREE > 0 && !wide[level % 3];
+        const bool by_vertex = VP_MAX_DEGREE > 0 && !wide[level % 3] && count <= VP_MAX_VERTICES;
         if (threadIdx.x == 0)
             stamp(stamps, stamp_capacity, level, by_vertex ? STAMP_SINGLE_BY_VERTEX : MODE_SINGLE,
                   count);

@@ -158,6 +158,12 @@ def test_thread_per_vertex_or_per_edge_by_the_frontier_degrees(device, edge_reco
         check_run(step, 5, result)
         assert step.last_profile["expansion"][:5] == ["vertex"] * 5
         assert step.last_profile["expansion"][5] == "edge"
+    # A frontier of more than vp_max_vertices vertices (the 9 legs) goes a thread per edge.
+    with PersistentBFS(device, graph, **options, vp_max_vertices=8) as step:
+        result = step.run(0, profile=True)
+        check_run(step, 0, result)
+        sizes, expansion = frontier_sizes(result), step.last_profile["expansion"]
+        assert [e for e, k in zip(expansion, sizes) if k > 8] == ["edge"] * (len(sizes) - 1)
     broken = edit_kernel("persistent.hip", "for (bfs_u32 first = 0; warp_any(first < degree)",
                          "for (bfs_u32 first = 1; warp_any(first < degree)")
     with with_kernel(PersistentBFS, broken)(device, graph, **options) as step:

@@ -41,6 +41,11 @@ EDGE_BATCH = 4
 #: edge). Road networks have at most 8, meshes 4.
 VP_MAX_DEGREE = 16
 
+#: ... and while the frontier has at most this many vertices. A wide frontier is
+#: expanded faster a thread per edge: a warp's loads then read consecutive edges, where
+#: a thread per vertex reads a list per thread.
+VP_MAX_VERTICES = 512
+
 #: Pairs of kernels (single block, grid) queued between two read-backs of the Control
 #: record: each kernel of a pair either runs levels or returns at once.
 ROUNDS = 2
@@ -72,7 +77,8 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
              sb_capacity: int = SB_CAPACITY, sb_edge_limit: int = SB_EDGE_LIMIT,
              edge_batch: int = EDGE_BATCH, shared_bitmap: bool = True,
              edge_records: bool = True, hand_back: bool = True,
-             vp_max_degree: int = VP_MAX_DEGREE, **grid) -> dict:
+             vp_max_degree: int = VP_MAX_DEGREE, vp_max_vertices: int = VP_MAX_VERTICES,
+             **grid) -> dict:
     """The ``-D`` macros of both kernels: step 4's for the grid (``grid`` takes its
     ``warp_threshold``, ``block_threshold``, ``block_piece``, ``local_small`` and
     ``local_medium``), and the single block's."""
@@ -80,7 +86,8 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
     defines.update(SB_BLOCK_SIZE=sb_block_size, SB_CAPACITY=sb_capacity,
                    SB_EDGE_LIMIT=sb_edge_limit, EDGE_BATCH=edge_batch,
                    SHARED_BITMAP=int(bool(shared_bitmap)), EDGE_RECORDS=int(bool(edge_records)),
-                   HAND_BACK=int(bool(hand_back)), VP_MAX_DEGREE=vp_max_degree)
+                   HAND_BACK=int(bool(hand_back)), VP_MAX_DEGREE=vp_max_degree,
+                   VP_MAX_VERTICES=vp_max_vertices)
     return defines
 
 
@@ -115,7 +122,8 @@ class PersistentBFS(GPUStep):
                  sb_edge_limit: int = SB_EDGE_LIMIT, edge_batch: int = EDGE_BATCH,
                  shared_bitmap: bool | None = None, edge_records: bool = True,
                  hand_back: bool = True, vp_max_degree: int = VP_MAX_DEGREE,
-                 rounds: int = ROUNDS, max_grid_blocks: int | None = None, **grid):
+                 vp_max_vertices: int = VP_MAX_VERTICES, rounds: int = ROUNDS,
+                 max_grid_blocks: int | None = None, **grid):
         """``sb_capacity=None`` takes the default, or less where the device's shared
         memory is smaller; ``shared_bitmap=None`` puts the visited bitmap in shared
         memory where it fits. ``grid`` holds step 4's tunables for the grid kernel."""
@@ -123,11 +131,12 @@ class PersistentBFS(GPUStep):
         n = graph.num_vertices
         self._check_options(device, sb_block_size, sb_edge_limit, edge_batch, rounds,
                             max_grid_blocks)
-        if vp_max_degree < 0:
-            raise RodiniaBFSError(f"vp_max_degree must be at least 0, got {vp_max_degree}")
+        if min(vp_max_degree, vp_max_vertices) < 0:
+            raise RodiniaBFSError(f"vp_max_degree and vp_max_vertices must be at least 0, got "
+                                  f"{vp_max_degree} and {vp_max_vertices}")
         defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
                            sb_edge_limit, edge_batch, True, edge_records, hand_back,
-                           vp_max_degree, **grid)
+                           vp_max_degree, vp_max_vertices, **grid)
         balanced.BalancedBFS._check_tunables(device, defines, 1)
         capacity, in_shared, self.dynamic_shared = self._plan_shared_memory(
             device, defines, sb_capacity, shared_bitmap)
@@ -176,6 +185,7 @@ class PersistentBFS(GPUStep):
         # number of whole crossings, so one memset per search does for every batch.
         self.barriers = self.cleared.view(bitmap_bytes, GRID_BARRIER_BYTES * rounds)
         self.stamps = None  # device clock per level, allocated by the first profile run
+        self._argument_sets = {}  # profile or not -> the kernels' arguments (_host_loop)
         self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
         # Pinned host memory: the start state goes down, the Control record comes back.
         self.h_start = device.host_malloc(CONTROL_BYTES // 4, np.int32)
@@ -270,8 +280,12 @@ class PersistentBFS(GPUStep):
         if self._profile and self.stamps is None:
             # A LevelStamp per level, and one for the end.
             self.stamps = self._alloc(LEVEL_STAMP.itemsize * (n + 1))
-        stamps, stamp_capacity = (self.stamps, n + 1) if self._profile else (self.no_stamps, 0)
-        single_args, grid_args = self._arguments(stamps, stamp_capacity)
+        # The arguments are the same for every search (the source goes down in the
+        # Control record): built once for timed searches and once for profiled ones.
+        if self._profile not in self._argument_sets:
+            stamps, capacity = (self.stamps, n + 1) if self._profile else (self.no_stamps, 0)
+            self._argument_sets[self._profile] = self._arguments(stamps, capacity)
+        single_args, grid_args = self._argument_sets[self._profile]
 
         # [persistent-host-loop-begin]
         reached = -1  # the level the last batch stopped at
