@@ -4,8 +4,9 @@ compute and exchange, for each exchange (bitmap, queue), partition policy and di
 
 The baseline is the same step with ``gpus=1`` and direction push: the same top-down
 kernel on one GPU, with no exchange. A direction other than push runs with the bitmap
-exchange only (a bottom-up level reads the whole frontier). Every timed search is validated (levels against the CPU reference,
-parents by Graph500's rules) outside the timed region.
+exchange only (a bottom-up level reads the whole frontier). Every timed search is
+validated (levels against the CPU reference, parents by Graph500's rules) outside the
+timed region.
 
     python benchmarks/multi_gpu_scaling.py --backend cuda --scale 25 --gpus 1,2 \\
         --directions push,auto --out benchmarks/results/h200x2-multi-gpu-DATE

@@ -428,7 +428,8 @@ def test_in_edges_where_they_come_from(device):
         reverse = directed.reverse()
         for p, pull in zip(step.plan.parts, step.pulls):
             lists = pull.in_graph
-            assert lists.num_edges == reverse.offsets[p.end_master] - reverse.offsets[p.first_master]
+            mastered = reverse.offsets[p.end_master] - reverse.offsets[p.first_master]
+            assert lists.num_edges == mastered
             for v in (p.first_master, p.end_master - 1):
                 np.testing.assert_array_equal(lists.neighbors(v), reverse.neighbors(v))
         check_sources(step, sources_of(directed))
@@ -458,8 +459,8 @@ class NoJoinAfterPull(Alternating):
     """A merge that forgets to queue what its own GPU found bottom-up."""
 
     def kernel_text(self):
-        line = "                join(L, v);  // found here bottom-up: its level is set, its queue is not\n"
-        return edit_kernel("multi_gpu.hip", line, "")
+        line = "join(L, v);  // found here bottom-up: its level is set, its queue is not"
+        return edit_kernel("multi_gpu.hip", line, ";")
 
 
 @pytest.mark.parametrize("gpus", [1, 2])
@@ -489,3 +490,20 @@ def test_cli_direction(tmp_path, capsys):
         assert main(["run", str(graph), "--variant", "multi_gpu", "--backend", "cpu",
                      "--gpus", "2", "--direction", direction, "--validate"]) == 0
         assert "validation passed" in capsys.readouterr().out
+
+
+def test_scaling_bench_configurations():
+    """benchmarks/multi_gpu_scaling.py --directions: push with every exchange, the other
+    directions with the bitmap exchange only; one GPU has no exchange or policy to vary."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "multi_gpu_scaling.py"
+    spec = importlib.util.spec_from_file_location("multi_gpu_scaling", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    args = SimpleNamespace(directions="push,auto", gpus="1,2", exchanges="bitmap,queue",
+                           policies="oec")
+    assert list(bench.configurations(args)) == [
+        ("push", 1, "bitmap", "oec"), ("push", 2, "bitmap", "oec"), ("push", 2, "queue", "oec"),
+        ("auto", 1, "bitmap", "oec"), ("auto", 2, "bitmap", "oec")]

@@ -18,8 +18,8 @@ alone, which is the baseline the speed-up is measured against.
 
 With ``direction="auto"`` (or ``"pull"``) the search is direction-optimizing, as step 6:
 before each level the host applies Beamer's rule to the counts the merges left next to
-the queue counters, and a bottom-up level replaces step 1's expand and mark with step
-6's sweep over the unvisited vertices each GPU masters.
+the queue counters, and in a bottom-up level step 6's sweep over the unvisited vertices
+each GPU masters takes the place of the expand and the mark.
 """
 
 from __future__ import annotations
@@ -32,7 +32,8 @@ from rodinia_bfs.collective import Collective, open_collective
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.kernels import kernel_headers, kernel_source
-from rodinia_bfs.partition import DEFAULT_POLICY, Partition, PartitionPlan, masters_lists, partition
+from rodinia_bfs.partition import (DEFAULT_POLICY, Partition, PartitionPlan, masters_lists,
+                                   partition)
 from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime import get_device
 from rodinia_bfs.runtime.base import Device, ceil_div
@@ -298,7 +299,6 @@ class MultiGpuBFS(GPUStep):
             open_collective(self.devices) if self.num_gpus > 1 else None)
     # [multi-gpu-setup-end]
 
-    # [multi-gpu-pull-setup-begin]
     @staticmethod
     def _set_up_pull(g: _Gpu, pull: PullInputs, wanted: dict) -> None:
         """GPU ``g``'s buffers for bottom-up levels: the whole frontier as a bitmap, its
@@ -313,7 +313,6 @@ class MultiGpuBFS(GPUStep):
             g.in_edges = g.upload(pull.in_graph.targets)
         g.out_offsets = g.offsets if pull.out_offsets is None else g.upload(pull.out_offsets)
         g.h_word = g.device.host_malloc(1, np.uint32)  # the source's word of the frontier
-    # [multi-gpu-pull-setup-end]
 
     def _holds(self) -> np.ndarray:
         """For the queue exchange: one bitmap per GPU of the vertices it holds a copy of
