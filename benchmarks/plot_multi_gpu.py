@@ -32,6 +32,8 @@ def plot(folder: Path) -> Path:
         compute = np.array(row["compute_ms"] + [0.0] * (levels - len(row["compute_ms"])))
         exchange = np.array(row["exchange_ms"] + [0.0] * (levels - len(row["exchange_ms"])))
         label = f"{row['gpus']} GPU{'s' if row['gpus'] > 1 else ''}, {row['exchange']}"
+        if row.get("direction", "push") != "push":  # results from before directions have none
+            label += f", {row['direction']}"
         at = x - 0.4 + width * (k + 0.5)
         bars = ax.bar(at, compute, width, label=f"{label}: compute")
         ax.bar(at, exchange, width, bottom=compute, label=f"{label}: exchange",

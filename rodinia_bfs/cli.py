@@ -102,8 +102,8 @@ def cmd_run(args) -> int:
     reference = None  # computed only for --validate (or when it is the variant run)
     failed, written = [], None
     for name in chosen.variants:
-        options = {"gpus": args.gpus, "memory_limit": args.gpu_memory_limit} \
-            if name == "multi_gpu" else {}
+        options = {"gpus": args.gpus, "memory_limit": args.gpu_memory_limit,
+                   "direction": args.direction} if name == "multi_gpu" else {}
         result, elapsed_ms = run_variant(name, graph, source, device, warm_up=True, **options)
         levels, parents = result.levels, result.parents
         if name == "reference":
@@ -262,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     import rodinia_bfs
     from rodinia_bfs.api import DEFAULT_VARIANT
     from rodinia_bfs.variants import VARIANT_NAMES
-    from rodinia_bfs.variants.multi_gpu import size
+    from rodinia_bfs.variants.multi_gpu import DEFAULT_DIRECTION, DIRECTIONS, size
 
     parser = ArgumentParser(
         prog="rodinia-bfs", description="Breadth-first search on the GPU, step by step.",
@@ -302,6 +302,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "devices on the cpu backend)")
     run.add_argument("--gpu-memory-limit", type=size, metavar="SIZE",
                      help="multi_gpu: bytes each GPU may use, e.g. 8GiB (default: all it has)")
+    run.add_argument("--direction", choices=DIRECTIONS, default=DEFAULT_DIRECTION,
+                     help="multi_gpu: push (top-down levels), pull (bottom-up levels) or auto "
+                          "(direction-optimizing: Beamer's rule, as the push_pull step)")
     run.set_defaults(func=cmd_run)
 
     gen = command("generate", "write a generated graph to a file", _generate_description())

@@ -179,6 +179,14 @@ def _select_graph(graph: CSRGraph, sources: np.ndarray, keep: np.ndarray) -> CSR
     return CSRGraph(offsets, graph.targets[keep], directed=graph.directed, name=graph.name)
 
 
+def masters_lists(graph: CSRGraph, part: Partition) -> CSRGraph:
+    """The lists ``graph`` holds for the vertices ``part`` masters, as a CSR graph over
+    all of its vertices. Given the reverse graph: the in-edges of those vertices, which a
+    bottom-up level on that partition reads (``multi_gpu``'s direction-optimizing search)."""
+    return _slice_graph(graph, int(graph.offsets[part.first_master]),
+                        int(graph.offsets[part.end_master]))
+
+
 def partition(graph: CSRGraph, parts: int, policy: str = DEFAULT_POLICY,
               hub_degree: int | None = None) -> PartitionPlan:
     """Cut ``graph`` into ``parts`` partitions by ``policy`` (a name in :data:`POLICIES`).

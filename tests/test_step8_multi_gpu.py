@@ -335,3 +335,175 @@ def test_cli_errors_are_one_line(tmp_path):
         assert len(proc.stderr.strip().splitlines()) == 1
     assert main(["run", str(graph), "--variant", "multi_gpu", "--backend", "cpu", "--gpus", "3",
                  "--validate"]) == 0
+
+
+# -- direction-optimizing levels (direction="pull" / "auto") ---------------------------------
+
+def components_graph() -> CSRGraph:
+    """Undirected: two grids, a star and 15 isolated vertices, labels shuffled so that
+    every component has vertices in every GPU's block."""
+    grid = grid2d(9, 7)
+    src, dst = grid.edges()
+    src, dst = list(src) + list(src + 63), list(dst) + list(dst + 63)
+    src += [126] * 30 + list(range(127, 157))
+    dst += list(range(127, 157)) + [126] * 30
+    n = 172
+    label = np.random.default_rng(11).permutation(n)
+    return CSRGraph.from_edges(label[src], label[dst], n, name="components-172")
+
+
+DIRECTION_GRAPHS = {
+    "awkward": awkward_graph,  # one-way arcs: the in-edges come from the reverse graph
+    "awkward-symmetric": lambda: awkward_graph().symmetrize(),
+    "components-172": components_graph,
+    "kronecker-10": lambda: kronecker(10, seed=5, progress=False),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DIRECTION_GRAPHS))
+@pytest.mark.parametrize("direction", ["push", "pull", "auto"])
+@pytest.mark.parametrize("gpus, policy", [(1, "oec"), (2, "oec"), (3, "oec"), (2, "hvc"),
+                                          (3, "hvc")])
+def test_directions_match_independent_bfs(device, name, direction, gpus, policy):
+    """Levels as scipy's and parents by Graph500's rules, whichever way the levels go."""
+    graph = DIRECTION_GRAPHS[name]()
+    with MultiGpuBFS(device, graph, gpus=gpus, policy=policy, direction=direction) as step:
+        for source in _sources(name, graph):
+            run = step.run(source)
+            check_run(step, source, run)
+            assert len(step.last_directions) == run.iterations
+            if direction != "auto":
+                assert set(step.last_directions) == {direction}
+
+
+@pytest.mark.parametrize("gpus", [1, 2, 3])
+def test_auto_follows_beamers_rule(device, gpus):
+    """The directions auto takes are those step 6's rule gives from the finished search's
+    levels (rule_table): the counts the GPUs add up are the global n_f, m_f and m_u. On a
+    Kronecker graph the search goes bottom-up in the middle and top-down at the ends."""
+    from rodinia_bfs.variants.push_pull import rule_table
+
+    graph = kronecker(10, seed=5, progress=False)
+    sources = sources_of(graph)
+    with MultiGpuBFS(device, graph, gpus=gpus, direction="auto") as step:
+        taken = []
+        for source in sources:
+            run = step.run(source)
+            check_run(step, source, run)
+            expected = [row["direction"] for row in rule_table(graph, source, run.levels)]
+            assert step.last_directions == expected
+            taken.append(step.last_directions)
+    assert any("pull" in d for d in taken)
+    assert any(d[0] == "push" and "pull" in d and d[-1] == "push" for d in taken)
+
+
+@pytest.mark.parametrize("gpus", [2, 3])
+def test_real_graph_directions(device, gpus):
+    graph = real_graph("social/email-Enron.mtx")
+    with MultiGpuBFS(device, graph, gpus=gpus, direction="auto") as step:
+        assert step.symmetric
+        for source in (int(np.argmax(graph.degrees())), 1):
+            check_run(step, source, step.run(source))
+            assert "pull" in step.last_directions
+
+
+def test_in_edges_where_they_come_from(device):
+    """Symmetric graph under the edge cut: a GPU's own edges are its masters' in-edges,
+    and only the frontier bitmap and the active list are added. A directed graph (or
+    another policy): the in-edges of its masters, from the reverse graph."""
+    sym = kronecker(9, seed=1, progress=False)
+    with MultiGpuBFS(device, sym, gpus=2, direction="auto") as step:
+        assert step.symmetric and all(p.in_graph is None for p in step.pulls)
+        assert all(g.in_edges is g.edges for g in step.gpus)
+        actives = np.concatenate([p.active for p in step.pulls])
+        np.testing.assert_array_equal(actives, np.flatnonzero(sym.degrees() > 0))
+    push = MultiGpuBFS.memory_per_gpu(sym, 2)
+    auto = MultiGpuBFS.memory_per_gpu(sym, 2, direction="auto")
+    words = -(-sym.num_vertices // 32)
+    assert [a - p for a, p in zip(auto, push)] == [4 * words + 4 * p.active.size
+                                                   for p in step.pulls]
+    directed = directed_graph()
+    with MultiGpuBFS(device, directed, gpus=3, direction="pull") as step:
+        assert step.symmetric is False
+        reverse = directed.reverse()
+        for p, pull in zip(step.plan.parts, step.pulls):
+            lists = pull.in_graph
+            mastered = reverse.offsets[p.end_master] - reverse.offsets[p.first_master]
+            assert lists.num_edges == mastered
+            for v in (p.first_master, p.end_master - 1):
+                np.testing.assert_array_equal(lists.neighbors(v), reverse.neighbors(v))
+        check_sources(step, sources_of(directed))
+
+
+class Alternating(MultiGpuBFS):
+    """Top-down and bottom-up levels in turn, whatever the rule says: every switch, both
+    ways, many times in one search."""
+
+    def _choose(self, going, rule):
+        return "pull" if len(self.last_directions) % 2 else "push"
+
+
+@pytest.mark.parametrize("name", ["awkward", "components-172"])
+@pytest.mark.parametrize("gpus, policy", [(1, "oec"), (2, "oec"), (3, "hvc")])
+def test_alternating_directions(device, name, gpus, policy):
+    graph = DIRECTION_GRAPHS[name]()
+    with Alternating(device, graph, gpus=gpus, policy=policy, direction="auto") as step:
+        for source in _sources(name, graph):
+            run = step.run(source)
+            check_run(step, source, run)
+            assert step.last_directions == ["push", "pull"] * (run.iterations // 2) + \
+                ["push"] * (run.iterations % 2)
+
+
+class NoJoinAfterPull(Alternating):
+    """A merge that forgets to queue what its own GPU found bottom-up."""
+
+    def kernel_text(self):
+        line = "join(L, v);  // found here bottom-up: its level is set, its queue is not"
+        return edit_kernel("multi_gpu.hip", line, ";")
+
+
+@pytest.mark.parametrize("gpus", [1, 2])
+def test_push_after_pull_needs_the_queues(device, gpus):
+    """After a bottom-up level the next top-down one needs the frontier back in queues:
+    without it the search goes wrong, on one GPU as on two."""
+    graph = grid2d(12, 12)
+    with NoJoinAfterPull(device, graph, gpus=gpus, direction="auto") as step:
+        run = step.run(0)
+    with pytest.raises(AssertionError):
+        check_run(step, 0, run)
+
+
+def test_direction_errors(device):
+    with pytest.raises(RodiniaBFSError, match="unknown direction 'up'; choose push, pull, auto"):
+        MultiGpuBFS(device, grid2d(3, 3), direction="up")
+    with pytest.raises(RodiniaBFSError, match="direction 'auto' needs the bitmap exchange"):
+        MultiGpuBFS(device, grid2d(3, 3), direction="auto", exchange="queue")
+
+
+def test_cli_direction(tmp_path, capsys):
+    from rodinia_bfs.cli import main
+
+    graph = tmp_path / "g.mtx"
+    graph.write_text("%%MatrixMarket matrix coordinate pattern symmetric\n4 4 3\n2 1\n3 2\n4 2\n")
+    for direction in ("push", "pull", "auto"):
+        assert main(["run", str(graph), "--variant", "multi_gpu", "--backend", "cpu",
+                     "--gpus", "2", "--direction", direction, "--validate"]) == 0
+        assert "validation passed" in capsys.readouterr().out
+
+
+def test_scaling_bench_configurations():
+    """benchmarks/multi_gpu_scaling.py --directions: push with every exchange, the other
+    directions with the bitmap exchange only; one GPU has no exchange or policy to vary."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "multi_gpu_scaling.py"
+    spec = importlib.util.spec_from_file_location("multi_gpu_scaling", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    args = SimpleNamespace(directions="push,auto", gpus="1,2", exchanges="bitmap,queue",
+                           policies="oec")
+    assert list(bench.configurations(args)) == [
+        ("push", 1, "bitmap", "oec"), ("push", 2, "bitmap", "oec"), ("push", 2, "queue", "oec"),
+        ("auto", 1, "bitmap", "oec"), ("auto", 2, "bitmap", "oec")]

@@ -15,9 +15,16 @@ The host reads one counter set per GPU per level, to see whether anything is lef
 At the end one more collective (a max-reduce) combines the parents each GPU found
 onto the first GPU. With one GPU there is no exchange: the same expand kernel runs
 alone, which is the baseline the speed-up is measured against.
+
+With ``direction="auto"`` (or ``"pull"``) the search is direction-optimizing, as step 6:
+before each level the host applies Beamer's rule to the counts the merges left next to
+the queue counters, and in a bottom-up level step 6's sweep over the unvisited vertices
+each GPU masters takes the place of the expand and the mark.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -25,12 +32,14 @@ from rodinia_bfs.collective import Collective, open_collective
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.kernels import kernel_headers, kernel_source
-from rodinia_bfs.partition import DEFAULT_POLICY, Partition, partition
+from rodinia_bfs.partition import (DEFAULT_POLICY, Partition, PartitionPlan, masters_lists,
+                                   partition)
 from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime import get_device
 from rodinia_bfs.runtime.base import Device, ceil_div
 from rodinia_bfs.variants.balanced import BLOCK_SIZE, COUNTER_STRIDE, QUEUES, BalancedBFS, tunables
 from rodinia_bfs.variants.base import DeviceMemory, GPUStep, LevelTimer
+from rodinia_bfs.variants.push_pull import ALPHA, BETA, BU_PROBE, bottom_up_inputs
 
 #: Emulated devices the cpu backend uses when no GPU count is given: enough to exchange.
 CPU_DEFAULT_GPUS = 2
@@ -40,8 +49,20 @@ CPU_DEFAULT_GPUS = 2
 EXCHANGES = ("bitmap", "queue")
 DEFAULT_EXCHANGE = "bitmap"
 
-#: Bytes of one set of queue counters on the device.
-COUNTER_SET_BYTES = len(QUEUES) * COUNTER_STRIDE * 4
+#: Which way the levels go: ``push`` (top-down, every level), ``pull`` (bottom-up,
+#: every level) or ``auto`` (Beamer's rule with step 6's ALPHA and BETA, level by level).
+DIRECTIONS = ("push", "pull", "auto")
+DEFAULT_DIRECTION = "push"
+
+#: One set of counters on the device: the three queue counters, then a line with the
+#: tally of the next frontier (two bfs_u64: its vertices and their out-edges), which the
+#: merge of a direction-optimizing search counts. Where the tally starts, in bfs_u32.
+TALLY_AT = len(QUEUES) * COUNTER_STRIDE
+COUNTER_SET_BYTES = (len(QUEUES) + 1) * COUNTER_STRIDE * 4
+
+#: The merge's flags (multi_gpu.hip): keep and count the frontier bitmap; the level was
+#: bottom-up.
+MERGE_FRONTIER, MERGE_AFTER_PULL = 1, 2
 
 
 def open_devices(first: Device, gpus: int | None) -> list[Device]:
@@ -97,11 +118,49 @@ def pieces(degrees, defines: dict) -> np.ndarray:
     return np.where(degrees >= defines["BLOCK_THRESHOLD"], -(-degrees // defines["BLOCK_PIECE"]), 0)
 
 
+@dataclass(frozen=True, eq=False)
+class PullInputs:
+    """What a bottom-up level reads on one GPU, besides what a top-down one does."""
+
+    #: The in-edges of the vertices the GPU masters, as a CSR graph over all vertex ids;
+    #: None where the GPU's own edges are those already.
+    in_graph: CSRGraph | None
+    #: The vertices it masters that have in-edges, in increasing order (step 6's
+    #: active list, cut to the GPU's block): a bottom-up sweep visits these only.
+    active: np.ndarray
+    #: The whole graph's offsets, for the out-degrees of the next frontier (m_f); None
+    #: where the GPU's own offsets give them.
+    out_offsets: np.ndarray | None
+
+
+# [multi-gpu-pull-inputs-begin]
+def pull_inputs(graph: CSRGraph, plan: PartitionPlan) -> tuple[list[PullInputs], bool]:
+    """For each partition, what its bottom-up levels read; and whether the graph is
+    symmetric (detected, as in step 6, not taken from the file). Under the edge cut
+    (``oec``) a GPU holds the whole out-list of each vertex it masters: on a symmetric
+    graph those are the in-lists too, and nothing more is stored. Otherwise (a directed
+    graph, or a policy that spreads a vertex's edges) the GPU gets the in-lists of its
+    masters from the reverse graph: the reverse partitioned by the same master blocks."""
+    reverse, symmetric, active = bottom_up_inputs(graph)
+    edge_cut = plan.policy == "oec"
+    inputs = []
+    for part in plan.parts:
+        first, end = np.searchsorted(active, [part.first_master, part.end_master])
+        inputs.append(PullInputs(
+            in_graph=None if symmetric and edge_cut else masters_lists(reverse, part),
+            active=active[first:end],
+            out_offsets=None if edge_cut else graph.offsets))
+    return inputs, symmetric
+# [multi-gpu-pull-inputs-end]
+
+
 # [multi-gpu-memory-begin]
 def buffer_sizes(part: Partition, parts: int, defines: dict,
-                 exchange: str = DEFAULT_EXCHANGE) -> dict[str, int]:
+                 exchange: str = DEFAULT_EXCHANGE,
+                 pull: PullInputs | None = None) -> dict[str, int]:
     """Bytes of each buffer one GPU allocates for its partition. The edges are the
-    GPU's own; everything else is per vertex of the whole graph."""
+    GPU's own; everything else is per vertex of the whole graph. ``pull``: what a
+    direction-optimizing search adds (:func:`pull_inputs`)."""
     n = part.graph.num_vertices
     large_capacity = max(int(pieces(part.graph.degrees(), defines).sum()), 1)
     bitmap = 4 * ceil_div(n, 32) * parts  # a block of one bit per vertex for each GPU
@@ -117,6 +176,12 @@ def buffer_sizes(part: Partition, parts: int, defines: dict,
         sizes["bits"] = bitmap  # what each GPU discovered, gathered
     else:  # which vertices each GPU holds; n ids to each GPU, from each other GPU
         sizes.update(holds=bitmap, send=4 * n * parts, recv=4 * n * max(parts - 1, 1))
+    if pull is not None:  # the whole frontier as a bitmap, the active list, the in-edges
+        sizes.update(frontier=4 * ceil_div(n, 32), active=4 * pull.active.size)
+        if pull.in_graph is not None:
+            sizes.update(in_offsets=8 * (n + 1), in_edges=4 * pull.in_graph.num_edges)
+        if pull.out_offsets is not None:
+            sizes["out_offsets"] = 8 * (n + 1)
     return sizes
 # [multi-gpu-memory-end]
 
@@ -134,7 +199,8 @@ class _Gpu(DeviceMemory):
 
 
 class MultiGpuBFS(GPUStep):
-    """Partitioned top-down BFS; the frontier is exchanged as a bitmap every level."""
+    """Partitioned BFS, top-down or direction-optimizing; the frontier is exchanged as a
+    bitmap every level."""
 
     name = "multi_gpu"
     kernel_file = "multi_gpu.hip"
@@ -142,33 +208,49 @@ class MultiGpuBFS(GPUStep):
 
     @classmethod
     def default_defines(cls, warp_size: int) -> dict:
-        return tunables(warp_size)  # step 4's: the expand kernel is step 4's gathers
+        # Step 4's (the expand kernel is step 4's gathers) and step 6's for its sweep.
+        return {**tunables(warp_size), "BU_PROBE": BU_PROBE, "BU_WARP_THRESHOLD": warp_size}
 
     # [multi-gpu-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, gpus: int | None = None,
                  policy: str = DEFAULT_POLICY, memory_limit: int | None = None,
                  exchange: str = DEFAULT_EXCHANGE, max_blocks: int | None = None,
-                 devices: list[Device] | None = None):
+                 devices: list[Device] | None = None, direction: str = DEFAULT_DIRECTION):
         if exchange not in EXCHANGES:
             raise RodiniaBFSError(f"unknown exchange {exchange!r}; choose {' or '.join(EXCHANGES)}")
+        if direction not in DIRECTIONS:
+            raise RodiniaBFSError(f"unknown direction {direction!r}; choose "
+                                  f"{', '.join(DIRECTIONS)}")
+        if direction != "push" and exchange != "bitmap":
+            raise RodiniaBFSError(f"direction {direction!r} needs the bitmap exchange: a "
+                                  "bottom-up level reads the whole frontier, which only the "
+                                  "bitmap all-gather gives every GPU")
         device.activate()
         super().__init__(device, graph)
         self.devices = devices if devices is not None else open_devices(device, gpus)
         if self.devices[0] is not device:
             raise RodiniaBFSError("devices[0] must be the step's device")
         self.num_gpus = len(self.devices)
-        defines = tunables(device.warp_size)
+        defines = self.default_defines(device.warp_size)
         BalancedBFS._check_tunables(device, defines, max_blocks or 1)
         self.defines = defines
-        self.exchange = exchange
+        self.exchange, self.direction = exchange, direction
         self.memory_limit = memory_limit
         self.plan = partition(graph, self.num_gpus, policy)
+        #: Per GPU, what its bottom-up levels read (None for a top-down search).
+        self.pulls: list[PullInputs | None] = [None] * self.num_gpus
+        self.symmetric = None  # known only where a bottom-up level needs it
+        if direction != "push":
+            self.pulls, self.symmetric = pull_inputs(graph, self.plan)
+        #: ``"push"`` or ``"pull"`` for each level of the last search.
+        self.last_directions: list[str] = []
         n = graph.num_vertices
         self.words = ceil_div(n, 32)  # one bit per vertex, in 32-bit words
 
         # What each GPU will allocate, checked against its budget before anything is.
         self.gpus = [_Gpu(k, d, p) for k, (d, p) in enumerate(zip(self.devices, self.plan.parts))]
-        sizes = [buffer_sizes(g.part, self.num_gpus, defines, exchange) for g in self.gpus]
+        sizes = [buffer_sizes(g.part, self.num_gpus, defines, exchange, pull)
+                 for g, pull in zip(self.gpus, self.pulls)]
         holds = self._holds() if exchange == "queue" and self.num_gpus > 1 else None
         for g, wanted in zip(self.gpus, sizes):
             self._check_budget(g, sum(wanted.values()))
@@ -183,6 +265,7 @@ class MultiGpuBFS(GPUStep):
             g.mark = module.get_function("multi_gpu_mark")
             g.merge = module.get_function("multi_gpu_merge")
             g.merge_list = module.get_function("multi_gpu_merge_list")
+            g.pull = module.get_function("multi_gpu_pull")
             # A fixed grid of as many blocks as the GPU runs at once: the kernels
             # stride over queues whose lengths only the device knows.
             g.grid = max(1, dev.cooperative_grid(g.expand, BLOCK_SIZE))
@@ -196,7 +279,7 @@ class MultiGpuBFS(GPUStep):
             g.parents = g.alloc(wanted["parents"])
             g.queues = [{name: g.alloc(wanted[name] // 2) for name in QUEUES}  # this level's
                         for _ in range(2)]  # and the next's, swapped every level
-            g.counts = g.alloc(wanted["counts"])  # two sets of the three queue counters
+            g.counts = g.alloc(wanted["counts"])  # two sets: queue counters and tally
             g.path_counts = g.alloc(wanted["path_counts"])
             g.send_counts = g.alloc(wanted["send_counts"])
             g.h_send_counts = dev.host_malloc(self.num_gpus, np.uint32)
@@ -205,7 +288,9 @@ class MultiGpuBFS(GPUStep):
             else:
                 g.holds = g.upload(holds) if holds is not None else g.alloc(wanted["holds"])
                 g.send, g.recv = g.alloc(wanted["send"]), g.alloc(wanted["recv"])
-            g.h_counts = dev.host_malloc(len(QUEUES) * COUNTER_STRIDE, np.uint32)
+            if self.pulls[g.rank] is not None:
+                self._set_up_pull(g, self.pulls[g.rank], wanted)
+            g.h_counts = dev.host_malloc(COUNTER_SET_BYTES // 4, np.uint32)
             g.h_source = dev.host_malloc(
                 2 * max(int(pieces(g.degrees, defines).max(initial=1)), 1), np.int32)
         device.activate()
@@ -213,6 +298,21 @@ class MultiGpuBFS(GPUStep):
         self.collective: Collective | None = (
             open_collective(self.devices) if self.num_gpus > 1 else None)
     # [multi-gpu-setup-end]
+
+    @staticmethod
+    def _set_up_pull(g: _Gpu, pull: PullInputs, wanted: dict) -> None:
+        """GPU ``g``'s buffers for bottom-up levels: the whole frontier as a bitmap, its
+        active list, and its masters' in-edges (its own edges where those are they)."""
+        g.frontier = g.alloc(wanted["frontier"])
+        g.active_count = int(pull.active.size)
+        g.active = g.upload(pull.active) if pull.active.size else g.alloc(4)
+        if pull.in_graph is None:
+            g.in_offsets, g.in_edges = g.offsets, g.edges
+        else:
+            g.in_offsets = g.upload(pull.in_graph.offsets)
+            g.in_edges = g.upload(pull.in_graph.targets)
+        g.out_offsets = g.offsets if pull.out_offsets is None else g.upload(pull.out_offsets)
+        g.h_word = g.device.host_malloc(1, np.uint32)  # the source's word of the frontier
 
     def _holds(self) -> np.ndarray:
         """For the queue exchange: one bitmap per GPU of the vertices it holds a copy of
@@ -231,11 +331,14 @@ class MultiGpuBFS(GPUStep):
 
     @classmethod
     def memory_per_gpu(cls, graph: CSRGraph, gpus: int, policy: str = DEFAULT_POLICY,
-                       warp_size: int = 32, exchange: str = DEFAULT_EXCHANGE) -> list[int]:
+                       warp_size: int = 32, exchange: str = DEFAULT_EXCHANGE,
+                       direction: str = DEFAULT_DIRECTION) -> list[int]:
         """Bytes each of ``gpus`` GPUs would allocate for ``graph`` (no device needed)."""
         plan = partition(graph, gpus, policy)
         defines = cls.default_defines(warp_size)
-        return [sum(buffer_sizes(p, gpus, defines, exchange).values()) for p in plan.parts]
+        pulls = pull_inputs(graph, plan)[0] if direction != "push" else [None] * gpus
+        return [sum(buffer_sizes(p, gpus, defines, exchange, pull).values())
+                for p, pull in zip(plan.parts, pulls)]
 
     # [multi-gpu-budget-begin]
     def _check_budget(self, gpu: _Gpu, need: int) -> None:
@@ -252,10 +355,11 @@ class MultiGpuBFS(GPUStep):
                 f"{what}; use more GPUs (--gpus) or a larger --gpu-memory-limit")
     # [multi-gpu-budget-end]
 
-    def _reset(self, source: int) -> None:
+    def _reset(self, source: int) -> int:
         """On every GPU: every level and parent -1, the source at level 0 and its own
         parent, and the source in the queue its degree there says (on the GPUs that
-        have edges out of it)."""
+        have edges out of it); for a direction-optimizing search, the source alone in
+        the frontier bitmap too. Returns the source, for the host loop."""
         for g in self.gpus:
             dev, s = g.device, g.stream
             dev.activate()
@@ -283,40 +387,60 @@ class MultiGpuBFS(GPUStep):
                 counts[queue * COUNTER_STRIDE] = 1
             # Level 0's counters are set 0 (the kernels use set level % 2).
             dev.memcpy_htod_async(g.counts.view(0, COUNTER_SET_BYTES), counts, s)
+            if self.direction != "push":
+                dev.memset(g.frontier, 0, stream=s)
+                g.h_word[0] = 1 << (source % 32)
+                dev.memcpy_htod_async(g.frontier.view(4 * (source // 32), 4), g.h_word, s)
         self.devices[0].activate()
+        return source
 
-    def _host_loop(self, start, timer: LevelTimer) -> BFSResult:
+    def _host_loop(self, source: int, timer: LevelTimer) -> BFSResult:
         n, gpus = self.graph.num_vertices, self.gpus
         exchange = self.collective is not None
+        # A direction-optimizing search marks and merges on one GPU too: the merge keeps
+        # the frontier bitmap and counts it.
+        counting = self.direction != "push"
+        merging = exchange or counting
         profile = bool(timer.marks)
         split = []  # per level: (compute ms, exchange ms), the slowest GPU's
         enqueued = [0] * len(gpus)
         pieces_in = [0] * len(gpus)
+        # Beamer's counts: the frontier's vertices and out-edges, those of the frontier
+        # before, and the out-edges of the vertices not reached yet.
+        source_edges = int(self.graph.offsets[source + 1] - self.graph.offsets[source])
+        rule = {"n_f": 1, "m_f": source_edges, "previous": 0,
+                "m_u": self.graph.num_edges - source_edges}
+        going, self.last_directions, reached = "push", [], 1
 
         # [multi-gpu-host-loop-begin]
         level = 0
         while True:
             current, following = level % 2, (level + 1) % 2
+            going = self._choose(going, rule)
+            self.last_directions.append(going)
             for g in gpus:  # 1. expand and publish on every GPU, without waiting
                 g.device.activate()
                 g.events = self._event(g, profile)
                 next_counts = g.counts.view(following * COUNTER_SET_BYTES, COUNTER_SET_BYTES)
                 g.device.memset(next_counts, 0, stream=g.stream)
                 q, nq = g.queues[current], g.queues[following]
-                g.device.launch(g.expand, g.grid, BLOCK_SIZE, (
-                    g.offsets, g.edges, g.levels, g.parents, q["small"], q["medium"], q["large"],
-                    nq["small"], nq["medium"], nq["large"], g.counts, np.int32(level + 1),
-                    g.path_counts), stream=g.stream)
-                if exchange:
-                    self._publish(g, nq, level + 1)
+                if going == "pull":  # bottom-up: into its block of the bitmap directly
+                    self._pull(g, level + 1)
+                else:
+                    g.device.launch(g.expand, g.grid, BLOCK_SIZE, (
+                        g.offsets, g.edges, g.levels, g.parents, q["small"], q["medium"],
+                        q["large"], nq["small"], nq["medium"], nq["large"], g.counts,
+                        np.int32(level + 1), g.path_counts), stream=g.stream)
+                    if merging:
+                        self._publish(g, nq, level + 1)
                 g.events += self._event(g, profile)
             if exchange:  # 2. one collective: every GPU learns what the others found
                 self._exchange()
             for g in gpus:  # 3. merge what the others found; read the counters back
                 g.device.activate()
                 g.events += self._event(g, profile)
-                if exchange:
-                    self._merge(g, g.queues[following], level + 1)
+                if merging:
+                    self._merge(g, g.queues[following], level + 1, after_pull=going == "pull")
                 g.events += self._event(g, profile)
                 g.device.memcpy_dtoh_async(
                     g.h_counts, g.counts.view(following * COUNTER_SET_BYTES, COUNTER_SET_BYTES),
@@ -329,16 +453,23 @@ class MultiGpuBFS(GPUStep):
             level += 1
             if profile:
                 split.append(self._split(gpus))
-            found = 0
+            found, tally = 0, np.zeros(2, dtype=np.uint64)
             for k, g in enumerate(gpus):
                 small, medium, large = (int(g.h_counts[i * COUNTER_STRIDE]) for i in range(3))
                 found += small + medium + large
+                tally += g.h_counts[TALLY_AT: TALLY_AT + 4].view(np.uint64)
                 # Each vertex enters a GPU's queues once per BFS: more is a broken kernel.
                 enqueued[k] += small + medium
                 pieces_in[k] += large
                 self._runaway_guard(level, enqueued[k], n, f"vertices enqueued on GPU {k}")
                 self._runaway_guard(level, pieces_in[k], g.large_capacity,
                                     f"pieces enqueued on GPU {k}")
+            if counting:  # the next frontier, counted once by each vertex's master
+                found = int(tally[0])
+                reached += found
+                self._runaway_guard(level, reached, n, "vertices reached")
+                rule.update(previous=rule["n_f"], n_f=found, m_f=int(tally[1]),
+                            m_u=max(rule["m_u"] - int(tally[1]), 0))
             if found == 0:
                 break  # no GPU discovered anything: the search is over
         # [multi-gpu-host-loop-end]
@@ -400,18 +531,50 @@ class MultiGpuBFS(GPUStep):
         self.collective.send_recv_i32([g.send for g in gpus], counts, n,
                                       [g.recv for g in gpus], streams)
 
-    def _merge(self, g: _Gpu, nq: dict, next_level: int) -> None:
-        """Queue the merge of what the other GPUs found, on GPU ``g``."""
+    def _merge(self, g: _Gpu, nq: dict, next_level: int, after_pull: bool = False) -> None:
+        """Queue the merge of what the other GPUs found, on GPU ``g``; in a
+        direction-optimizing search it also keeps the next frontier as a bitmap and
+        counts it (``MERGE_FRONTIER``), and after a bottom-up level it queues what this
+        GPU found itself (``MERGE_AFTER_PULL``)."""
         tail = (nq["small"], nq["medium"], nq["large"], g.counts, np.int32(next_level),
                 g.path_counts)
         if self.exchange == "bitmap":
+            if self.direction == "push":  # no frontier bitmap: the kernel reads no more
+                extra = (np.uint32(0), g.bits, g.offsets, np.int32(0), np.int32(0))
+            else:
+                flags = MERGE_FRONTIER | (MERGE_AFTER_PULL if after_pull else 0)
+                extra = (np.uint32(flags), g.frontier, g.out_offsets,
+                         np.int32(g.part.first_master), np.int32(g.part.end_master))
             g.device.launch(g.merge, g.grid, BLOCK_SIZE, (
                 g.offsets, g.levels, g.bits, np.uint32(self.words), np.uint32(self.num_gpus),
-                np.uint32(g.rank), *tail), stream=g.stream)
+                np.uint32(g.rank), *tail, *extra), stream=g.stream)
         elif g.received:
             g.device.launch(g.merge_list, g.grid, BLOCK_SIZE, (
                 g.offsets, g.levels, g.recv, np.uint32(g.received), *tail), stream=g.stream)
     # [multi-gpu-exchange-end]
+
+    # [multi-gpu-rule-begin]
+    def _choose(self, going: str, rule: dict) -> str:
+        """The direction of the next level: forced, or Beamer's rule as step 6 applies it
+        (with its ALPHA and BETA), from the global counts the merges left."""
+        if self.direction != "auto":
+            return self.direction
+        if going == "push" and rule["m_f"] * ALPHA > rule["m_u"] and rule["n_f"] > rule["previous"]:
+            return "pull"
+        if going == "pull" and rule["n_f"] * BETA < self.graph.num_vertices \
+                and rule["n_f"] < rule["previous"]:
+            return "push"
+        return going
+    # [multi-gpu-rule-end]
+
+    def _pull(self, g: _Gpu, next_level: int) -> None:
+        """Queue a bottom-up level on GPU ``g``: what it finds goes into its own block of
+        the exchange bitmap, which the last merge left zeroed."""
+        own = g.bits.view(4 * self.words * g.rank, 4 * self.words)
+        g.device.launch(g.pull, g.grid, BLOCK_SIZE, (
+            g.out_offsets, g.in_offsets, g.in_edges, g.active, np.uint32(g.active_count),
+            g.levels, g.parents, np.int32(next_level), g.frontier, own, g.path_counts),
+            stream=g.stream)
 
     @staticmethod
     def _event(g: _Gpu, profile: bool) -> list:
