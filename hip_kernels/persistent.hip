@@ -456,10 +456,13 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     // [persistent-single-shared-end]
 
     // [persistent-single-start-begin]
-    // The vertices visited so far: the grid keeps the global bitmap up to date when it
-    // hands a frontier back; the host clears it before a search.
+    // The vertices visited so far: none at level 0 (the block clears its bitmap itself,
+    // so the host has nothing to clear before a search); later, those of the global
+    // bitmap, which the grid rebuilt when it handed the frontier back.
     const bfs_u32 words = bitmap_words(n);
-    if (SHARED_BITMAP) {
+    if (level == 0) {
+        for (bfs_u32 w = threadIdx.x; w < words; w += SB_BLOCK_SIZE) bitmap[w] = 0;
+    } else if (SHARED_BITMAP) {
         for (bfs_u32 w = threadIdx.x; w < words; w += SB_BLOCK_SIZE) bitmap[w] = global_bitmap[w];
     }
     const bfs_u32 small_count = level == 0 ? 0 : Q.count(level, SMALL);

@@ -60,6 +60,12 @@
         return;                                                                       \
     } while (0)
 #define STAMP_PULL 6  // LevelStamp.kernel of a bottom-up level (MODE_GRID: top-down)
+#ifndef HAND_BACK_AFTER
+#error "compile with -DHAND_BACK_AFTER=<levels in a row that fit the single block before it takes them>"
+#endif
+#if HAND_BACK_AFTER < 1
+#error "HAND_BACK_AFTER must be at least 1"
+#endif
 #else
 #define HANDOFF_PARAMS
 #define GIVE_UP() return
@@ -270,6 +276,7 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     const bfs_u64 seen = control->visited_edges + st.frontier_edges;
     st.unvisited_edges = num_edges > seen ? num_edges - seen : 0;
     bool handed_back = false;
+    bfs_u32 fitting = 0;  // levels in a row whose frontier the single block could take
     // [adaptive-resume-end]
 #else
     // [push-pull-reset-begin]
@@ -373,9 +380,14 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
 #if ADAPTIVE_HANDOFF
         // [adaptive-hand-back-begin]
         // A frontier in queues that step 5's single block can take (fits_single_block,
-        // persistent.hip): give it back, with its counts where the single block reads
-        // them and the visited bitmap rebuilt from the levels.
-        if (!st.as_bitmap && fits_single_block(st.small_count, st.medium_count, st.large_count)) {
+        // persistent.hip), HAND_BACK_AFTER levels in a row: give it back, with its counts
+        // where the single block reads them and the visited bitmap rebuilt from the levels.
+        // (Waiting for a few small levels keeps the short tail of a small-world graph in
+        // the grid: a hand-back costs more than the levels it would save there; a long
+        // tail, a road network's or a mesh's, still goes to the single block.)
+        fitting = !st.as_bitmap && fits_single_block(st.small_count, st.medium_count,
+                                                     st.large_count) ? fitting + 1 : 0;
+        if (fitting >= HAND_BACK_AFTER) {
             if (!grid_sync(barrier)) GIVE_UP();  // everyone has read the counters written here
             if (blockIdx.x == 0 && threadIdx.x < QUEUES) {
                 const bfs_u32 q = threadIdx.x;

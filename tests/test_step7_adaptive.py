@@ -15,7 +15,7 @@ from rodinia_bfs.variants.adaptive import AdaptiveBFS
 from rodinia_bfs.variants.push_pull import rule_table
 
 from helpers import GRAPHS, check_run, sources_of
-from test_step5_persistent import SMALL_BLOCKS, one_way, path_graph, spider
+from test_step5_persistent import SMALL_BLOCKS, frontier_sizes, one_way, path_graph, spider
 
 #: Single-block queues of 16 entries and levels of at most 1024 edges: a frontier of
 #: more than 16 vertices goes to the grid, one of at most 8 comes back.
@@ -66,8 +66,28 @@ def test_hand_over_and_back_on_a_grid(device):
     first = next(i for i, c in enumerate(choices) if c != "single")
     back = next(i for i in range(first, len(choices)) if choices[i] == "single")
     assert max(sizes[:first]) <= 16 < sizes[first]
-    assert sizes[back] <= 8  # handed back at half the capacity
-    assert step.last_host_waits == 1
+    # Handed back once HAND_BACK_AFTER (3) levels in a row fitted half the capacity: the
+    # grid ran the first of them, the single block takes the third.
+    assert sizes[back] <= 8 and max(sizes[back - 2:back + 1]) <= 8 < sizes[back - 3]
+    assert choices[back - 2:back] == ["push", "push"]
+    assert step.last_host_waits == 2  # one pair of kernels per batch: the hand-back is a second
+
+
+@pytest.mark.parametrize("after", [1, 3])
+def test_a_short_tail_stays_in_the_grid(device, after):
+    """A Kronecker graph's tail is a level or two of a few vertices: with the default
+    HAND_BACK_AFTER of 3 the grid runs it and the search ends in one batch; handing back
+    at the first small level (hand_back_after=1) sends it to the single block."""
+    graph = kronecker(11, seed=3)
+    with AdaptiveBFS(device, graph, **SWITCHING, hand_back_after=after) as step:
+        result = step.run(28)  # levels of 1, 2, 319, 1338, 67 and 1 vertices
+        check_run(step, 28, result)
+        choices, waits = step.last_choices, step.last_host_waits
+    assert frontier_sizes(result) == [1, 2, 319, 1338, 67, 1]
+    if after == 3:
+        assert choices[-1] != "single" and waits == 1
+    else:
+        assert choices[-1] == "single" and waits == 2
 
 
 def test_kronecker_pulls_in_the_middle(device):

@@ -28,10 +28,24 @@ from rodinia_bfs.variants.persistent import LEVEL_STAMP, PersistentBFS
 CHOICES = {1: "single", 7: "single", 2: "push", 6: "pull"}
 
 
+#: The grid gives a frontier back to the single block only after this many levels in a
+#: row have fitted it: a Kronecker graph's tail of one or two small levels stays in the
+#: grid, where a hand-back and a second kernel would cost more than they save; a long
+#: tail goes back.
+HAND_BACK_AFTER = 3
+
+#: Pairs of kernels (single block, grid) queued between two read-backs of the Control
+#: record. One pair runs a search that starts in the single block, goes to the grid and
+#: ends there, or never leaves the single block; a search that is handed back takes
+#: another batch.
+ROUNDS = 1
+
+
 def tunables(warp_size: int, block_size: int = persistent.BLOCK_SIZE, *,
              alpha: int = push_pull.ALPHA, beta: int = push_pull.BETA,
              bu_probe: int = push_pull.BU_PROBE, bu_warp_threshold: int | None = None,
-             direction: str = "auto", **single) -> dict:
+             direction: str = "auto", hand_back_after: int = HAND_BACK_AFTER,
+             **single) -> dict:
     """The ``-D`` macros of both kernels: step 5's (``single`` takes the single block's
     ``sb_capacity``, ``sb_edge_limit``, ... and step 4's queue tunables) and step 6's
     switch and bottom-up tunables. The choice between the kernels is made by step 5's
@@ -42,6 +56,7 @@ def tunables(warp_size: int, block_size: int = persistent.BLOCK_SIZE, *,
                             bu_warp_threshold=bu_warp_threshold, direction=direction)
     defines.update({k: pp[k] for k in ("ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD",
                                        "FORCE_DIRECTION")})
+    defines["HAND_BACK_AFTER"] = hand_back_after
     return defines
 # [adaptive-tunables-end]
 
@@ -60,9 +75,11 @@ class AdaptiveBFS(PersistentBFS):
     # [adaptive-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, *, alpha: int = push_pull.ALPHA,
                  beta: int = push_pull.BETA, bu_probe: int = push_pull.BU_PROBE,
-                 bu_warp_threshold: int | None = None, direction: str = "auto", **options):
-        """``options`` are step 5's (the single block, the grid's queues, ``rounds``,
-        ``max_grid_blocks``); the others step 6's."""
+                 bu_warp_threshold: int | None = None, direction: str = "auto",
+                 hand_back_after: int = HAND_BACK_AFTER, rounds: int = ROUNDS, **options):
+        """``options`` are step 5's (the single block, the grid's queues,
+        ``max_grid_blocks``); ``hand_back_after`` and ``rounds`` this step's; the others
+        step 6's."""
         self._push_pull = push_pull.tunables(
             device.warp_size, options.get("block_size", persistent.BLOCK_SIZE), alpha=alpha,
             beta=beta, bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
@@ -70,6 +87,9 @@ class AdaptiveBFS(PersistentBFS):
         if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"]) < 1 or bu_probe < 0:
             raise RodiniaBFSError("need alpha >= 1, beta >= 1, bu_warp_threshold >= 1 and "
                                   "bu_probe >= 0")
+        if hand_back_after < 1:
+            raise RodiniaBFSError(f"hand_back_after must be at least 1, got {hand_back_after}")
+        self._push_pull["HAND_BACK_AFTER"] = hand_back_after
         reverse, symmetric, active = push_pull.bottom_up_inputs(graph)
         # Step 5's arrays, plus step 6's: the active list and the per-level records (4 B
         # per vertex each), three bitmaps, the stamps (16 B per vertex), and the reverse
@@ -77,7 +97,7 @@ class AdaptiveBFS(PersistentBFS):
         directed = 0 if symmetric else 1
         check_fits(device, graph, bytes_per_vertex=37 + 4 + 4 + 1 + 16 + 8 * directed,
                    bytes_per_edge=20 + 4 * directed)
-        super().__init__(device, graph, **options)  # compiles both kernels (_compile)
+        super().__init__(device, graph, rounds=rounds, **options)  # compiles both kernels
         self.grid = self._module.get_function("push_pull_bfs")
         blocks = device.cooperative_grid(self.grid, self.block_size)
         self.grid_blocks = min(blocks, options.get("max_grid_blocks") or blocks)

@@ -186,6 +186,7 @@ class PersistentBFS(GPUStep):
         self.barriers = self.cleared.view(bitmap_bytes, GRID_BARRIER_BYTES * rounds)
         self.stamps = None  # device clock per level, allocated by the first profile run
         self._argument_sets = {}  # profile or not -> the kernels' arguments (_host_loop)
+        self._cleared = False  # bitmap and barriers zeroed (by the first reset)
         self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
         # Pinned host memory: the start state goes down, the Control record comes back.
         self.h_start = device.host_malloc(CONTROL_BYTES // 4, np.int32)
@@ -240,7 +241,12 @@ class PersistentBFS(GPUStep):
         0, and the single block's turn."""
         dev, s = self.device, self.stream
         dev.memset(self.levels_and_parents, 0xFF, stream=s)  # every int32 is -1
-        dev.memset(self.cleared, 0, stream=s)  # the bitmap and the grid barriers
+        # The single block clears the visited bitmap when it starts at level 0, and a grid
+        # barrier is as good as new after whole crossings: the bitmap and the barriers are
+        # zeroed only before the first search and after a search that failed.
+        if not self._cleared:
+            dev.memset(self.cleared, 0, stream=s)
+            self._cleared = True
         start = self.h_start
         # Control: mode, level, source, enqueued, pieces, previous, visited_edges (two
         # words). The single block gives the source its level and parent when it starts
@@ -291,6 +297,7 @@ class PersistentBFS(GPUStep):
         reached = -1  # the level the last batch stopped at
         #: How many times the host waited for the device in the last search.
         self.last_host_waits = 0
+        self._cleared = False  # until this search has ended well
         while True:
             for r in range(self.rounds):
                 dev.launch(self.single, 1, self.sb_block_size, single_args,
@@ -318,6 +325,7 @@ class PersistentBFS(GPUStep):
                 raise DeviceError(f"{self.name} BFS made no progress past level {level}")
             reached = level
         # [persistent-host-loop-end]
+        self._cleared = True
         return BFSResult(iterations=level)
 
     # [persistent-profile-begin]
