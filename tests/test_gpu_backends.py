@@ -49,6 +49,32 @@ def test_arg_packer_reuses_its_buffer():
     assert _slot_values(packer, 2)[:1] == [2]
 
 
+def test_arg_packer_writes_only_what_changed():
+    """A launch whose arguments are the last launch's objects but a few packs those few:
+    the slots end up as a full pack would leave them, a slot of an unchanged argument is
+    not written again, and a changed buffer is checked for a free."""
+    a, b = DeviceBuffer(4096, 8, None), DeviceBuffer(8192, 8, None)
+    first = [a, np.int32(3), np.uint64(5), np.float32(0.5)]
+    packer = _checks.ArgPacker()
+    packer.pack(first)
+    packer._slots[0] = 99  # the unchanged buffer's slot: left alone below
+    second = [a, np.int32(-4), np.uint64(5), np.float32(0.5)]
+    second[2] = first[2]  # the very object: not written
+    packer.pack(second)
+    fresh = _checks.ArgPacker()
+    fresh.pack(second)
+    assert _slot_values(packer, 4)[1:] == _slot_values(fresh, 4)[1:]
+    assert _slot_values(packer, 4)[0] == 99
+    packer.pack([b, second[1], second[2], second[3]])
+    assert _slot_values(packer, 4)[0] == 8192
+    b.freed = True
+    with pytest.raises(DeviceError, match="freed"):
+        packer.pack([b.view(4), second[1], second[2], second[3]])
+    # Another type in a slot takes the full path.
+    packer.pack([a, np.int64(-4), second[2], second[3]])
+    assert _slot_values(packer, 4)[1] == (-4) % (1 << 64)
+
+
 def test_arg_packer_refuses_untyped_and_freed_arguments():
     packer = _checks.ArgPacker()
     with pytest.raises(TypeError, match="np.int32"):
@@ -70,8 +96,10 @@ def test_arg_packer_skips_an_unchanged_tuple():
     packer._slots[1] = 99  # were the values written again, this would be overwritten
     packer.pack(args)
     assert packer._slots[1] == 99
-    packer.pack(list(args))  # a list may have changed: always written
-    assert packer._slots[1] == 3
+    changed = list(args)  # a list may have changed since: its changed items are written
+    changed[1] = np.int32(4)
+    packer.pack(changed)
+    assert packer._slots[1] == 4
 
 
 def test_pinned_array_frees_with_its_last_view():
