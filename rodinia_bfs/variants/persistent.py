@@ -246,7 +246,6 @@ class PersistentBFS(GPUStep):
         # zeroed only before the first search and after a search that failed.
         if not self._cleared:
             dev.memset(self.cleared, 0, stream=s)
-            self._cleared = True
         start = self.h_start
         # Control: mode, level, source, enqueued, pieces, previous, visited_edges (two
         # words). The single block gives the source its level and parent when it starts

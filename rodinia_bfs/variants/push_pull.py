@@ -159,8 +159,9 @@ class PushPullBFS(BalancedBFS):
         self.tallies = self._alloc(self.counter_sets * TALLY_STRIDE * 8)  # bfs_u64
         self.records = self._alloc(4 * max(n, 1))  # bfs_u32 per level
         self.control = self._alloc(CONTROL_BYTES)  # status, then the grid barrier
+        self.status = self.control.view(0, 4 * STATUS_WORDS)
+        self.barrier = self.control.view(4 * STATUS_WORDS, GRID_BARRIER_BYTES)
         self._control_clean = False  # zeroed by the first reset
-        self._launch_args = None  # the kernel's arguments, built by the first search
         self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.uint32)
         self.clocks = self._alloc(8)  # the clock at each level: grown when profiling
         # One block per slot the device can keep resident: all of them run at once,
@@ -200,29 +201,18 @@ class PushPullBFS(BalancedBFS):
             self.clocks = self._alloc(8 * (n + 1))
         (small_0, medium_0, large_0), (small_1, medium_1, large_1) = (
             (q["small"], q["medium"], q["large"]) for q in self.queues)
-        if self._launch_args is None:  # what is the same for every search, built once
-            self._launch_args = [
-                self.offsets, self.edges, self.in_offsets, self.in_edges,
+        args = (self.offsets, self.edges, self.in_offsets, self.in_edges,
                 self.active, np.uint32(self.active_count),
                 np.int32(n), np.uint64(self.graph.num_edges),
-                None,  # 8: the source's degree
+                np.uint64(self.degrees[self.source]),
                 self.levels, self.parents,
                 small_0, medium_0, large_0, small_1, medium_1, large_1,
-                None, None, None,  # 17-19: the source's queue lengths
+                np.uint32(small_count), np.uint32(medium_count), np.uint32(large_count),
                 np.uint32(self.large_capacity), self.bitmaps, np.uint32(self.words),
-                self.counts, self.tallies, self.records,
-                None, None,  # 26-27: the clocks and whether to read them
-                self.control.view(0, 4 * STATUS_WORDS),
-                self.control.view(4 * STATUS_WORDS, GRID_BARRIER_BYTES), self.path_counts,
-                None,  # 31: the source
-                np.uint32(self.counts.nbytes // 4),
-                np.uint32(self.tallies.nbytes // 8), np.uint32(self.path_counts.nbytes // 8)]
-        a = self._launch_args
-        a[8] = np.uint64(self.degrees[self.source])
-        a[17], a[18], a[19] = np.uint32(small_count), np.uint32(medium_count), np.uint32(large_count)
-        a[26], a[27] = self.clocks, np.uint32(profile)
-        a[31] = np.int32(self.source)
-        args = tuple(a)
+                self.counts, self.tallies, self.records, self.clocks, np.uint32(profile),
+                self.status, self.barrier, self.path_counts,
+                np.int32(self.source), np.uint32(self.counts.nbytes // 4),
+                np.uint32(self.tallies.nbytes // 8), np.uint32(self.path_counts.nbytes // 8))
         dev.launch_cooperative(self.kernel, self.grid, self.block_size, args, stream=stream)
         dev.memcpy_dtoh_async(self.h_control, self.control, stream)
         stream.synchronize()  # the one wait of the search
