@@ -3,12 +3,15 @@
     python benchmarks/tune.py persistent --graphs road-NY,grid-1000x1000 \\
         --configs '{}' '{"edge_batch": 8}' '{"sb_block_size": 512}' --backend cuda
 
-Each config is a JSON object of the step's constructor options. Every graph is built
-once; every config is set up on it, warmed up, then timed from the same sources as
-the benchmark picks (events around ``search``, as ``rodinia-bfs bench`` does), and
-every timed result is checked against the CPU reference levels. Prints one line per
-graph and config: the median milliseconds of a BFS, the median number of levels, and
-the median microseconds per level; ``--json`` keeps them.
+Each config is a JSON object of the step's constructor options; ``"variant"`` in a config
+times another step instead (``'{"variant": "push_pull"}'``). Every graph is built once,
+and every config is set up on it at once and warmed up. Then the configs take turns:
+each source is timed under every config before the next source (events around
+``search``, as ``rodinia-bfs bench`` does), ``--repeats`` times over, so that a drift of
+the machine's speed during the run falls on every config alike. Every timed result is
+checked against the CPU reference levels. Prints one line per graph and config: the
+median milliseconds of a BFS, the median number of levels, and the median microseconds
+per level; ``--json`` keeps them.
 """
 
 from __future__ import annotations
@@ -31,28 +34,32 @@ from rodinia_bfs.reference import bfs_reference  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 
 
-def time_config(device, step_class, graph, sources, expected, options: dict) -> dict:
-    with step_class(device, graph, **options) as step:
-        step.run(sources[0])  # warm-up
-        begin, end = device.event(), device.event()
-        times, depths = [], []
+def time_configs(device, steps: list, graph, sources, expected, repeats: int) -> list[dict]:
+    """Time every step (set up and warmed up) from every source, in turns."""
+    begin, end = device.event(), device.event()
+    times = [[] for _ in steps]
+    for repeat in range(repeats):
         for source, levels in zip(sources, expected):
-            device.synchronize()
-            begin.record(step.stream)
-            step.search(source)
-            end.record(step.stream)
-            end.synchronize()
-            times.append(begin.elapsed_ms(end))
-            got, _ = step.results()
-            if not np.array_equal(got, levels):
-                wrong = int(np.count_nonzero(got != levels))
-                raise ValidationError(f"{step_class.name} {options}: {wrong} wrong levels "
-                                      f"from source {source}")
-            depths.append(int(levels.max()) + 1)
-    ms = statistics.median(times)
-    depth = statistics.median(depths)
-    return {"options": options, "median_ms": ms, "min_ms": min(times), "max_ms": max(times),
-            "median_levels": depth, "us_per_level": 1000.0 * ms / depth}
+            # The configs in a different order each round: none always goes first.
+            order = list(range(len(steps)))
+            shift = repeat % len(steps)
+            for k in order[shift:] + order[:shift]:
+                step = steps[k]
+                device.synchronize()
+                begin.record(step.stream)
+                step.search(source)
+                end.record(step.stream)
+                end.synchronize()
+                times[k].append(begin.elapsed_ms(end))
+                got, _ = step.results()
+                if not np.array_equal(got, levels):
+                    wrong = int(np.count_nonzero(got != levels))
+                    raise ValidationError(f"{step.name} config {k}: {wrong} wrong levels "
+                                          f"from source {source}")
+    depth = statistics.median(int(levels.max()) + 1 for levels in expected)
+    return [{"median_ms": statistics.median(t), "min_ms": min(t), "max_ms": max(t),
+             "median_levels": depth, "us_per_level": 1000.0 * statistics.median(t) / depth}
+            for t in times]
 
 
 def main(argv=None) -> int:
@@ -65,21 +72,32 @@ def main(argv=None) -> int:
     parser.add_argument("--sources", type=int, default=8, help="sources per graph (default: 8)")
     parser.add_argument("--backend", default="auto", help="auto, hip, cuda or cpu (default: auto)")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="real graphs' folder")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="rounds over the sources (default: 1)")
     parser.add_argument("--json", type=Path, help="write the figures here")
     args = parser.parse_args(argv)
 
     device, why = open_device(args.backend)
     print(f"{device.describe()} [{why}]", flush=True)
-    step_class = get_step(args.variant)
     configs = [json.loads(text) for text in args.configs]
     rows = []
     for spec in suite_graphs(args.suite, args.graphs.split(",")):
         graph = spec.build(args.data)
         sources = select_sources(graph, args.sources)
         expected = [bfs_reference(graph, s).levels for s in sources]
-        for options in configs:
-            row = {"graph": spec.name, **time_config(device, step_class, graph, sources,
-                                                     expected, options)}
+        steps = []
+        try:
+            for options in configs:
+                options = dict(options)
+                step = get_step(options.pop("variant", args.variant))(device, graph, **options)
+                steps.append(step)
+                step.run(sources[0])  # warm-up
+            timed = time_configs(device, steps, graph, sources, expected, args.repeats)
+        finally:
+            for step in steps:
+                step.close()
+        for options, row in zip(configs, timed):
+            row = {"graph": spec.name, "options": options, **row}
             rows.append(row)
             print(f"{spec.name:>16} {json.dumps(options):<40} {row['median_ms']:9.4f} ms "
                   f"({row['min_ms']:.4f}-{row['max_ms']:.4f}), {row['median_levels']:6.0f} levels, "

@@ -49,11 +49,14 @@
 #ifndef VP_MAX_VERTICES
 #error "compile with -DVP_MAX_VERTICES=<a thread per vertex while the frontier has at most this many>"
 #endif
+#ifndef SB_FANOUT
+#error "compile with -DSB_FANOUT=<hand over a level of more than SB_CAPACITY edges averaging more than this per vertex; 0: never>"
+#endif
 #if SB_BLOCK_SIZE % WARP_SIZE != 0
 #error "SB_BLOCK_SIZE must be a multiple of WARP_SIZE: the single block appends by whole warps"
 #endif
-#if SB_CAPACITY < 1 || EDGE_BATCH < 1 || SB_EDGE_LIMIT < 0 || VP_MAX_DEGREE < 0 || VP_MAX_VERTICES < 0
-#error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1, and SB_EDGE_LIMIT, VP_MAX_DEGREE, VP_MAX_VERTICES >= 0"
+#if SB_CAPACITY < 1 || EDGE_BATCH < 1 || SB_EDGE_LIMIT < 0 || VP_MAX_DEGREE < 0 || VP_MAX_VERTICES < 0 || SB_FANOUT < 0
+#error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1, and SB_EDGE_LIMIT, VP_MAX_DEGREE, VP_MAX_VERTICES, SB_FANOUT >= 0"
 #endif
 #if SB_EDGE_LIMIT >= (1 << 20)
 #error "SB_EDGE_LIMIT must be below 2^20: a level's counts share one 8-byte counter"
@@ -169,6 +172,18 @@ __device__ inline bfs_u64 counted_edges(bfs_u32 degree)
     return degree <= SB_EDGE_LIMIT ? degree : (bfs_u64)SB_EDGE_LIMIT + 1;
 }
 // [persistent-counter-end]
+
+// [persistent-fan-out-begin]
+// A level that fans out: more edges than the single block has queue slots, and more than
+// SB_FANOUT of them per vertex on average (SB_FANOUT = 0: no level does). Such a level
+// (a small-world graph's second or third) is likely to find more vertices than the
+// block can hold; the block would expand it alone and then hand the next frontier over
+// alone, where the grid can take this one now.
+__device__ inline bool fans_out(bfs_u64 vertices, bfs_u64 edges)
+{
+    return SB_FANOUT > 0 && edges > SB_CAPACITY && edges > (bfs_u64)SB_FANOUT * vertices;
+}
+// [persistent-fan-out-end]
 
 // The single block's state: its two queues and its counters in shared memory, the
 // graph and the outputs in global memory.
@@ -429,14 +444,20 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
                   level_t* levels, vertex_t* parents, bfs_u32* global_bitmap, vertex_t n,
                   Control* control, vertex_t* smalls, vertex_t* mediums, Piece* larges,
                   bfs_u32 large_capacity, bfs_u32* counts, vertex_t* overflow,
-                  bfs_u32 overflow_capacity, LevelStamp* stamps, bfs_u32 stamp_capacity)
+                  bfs_u32 overflow_capacity, LevelStamp* stamps, bfs_u32 stamp_capacity,
+                  vertex_t start)
 {
-    if (control->mode != MODE_SINGLE) return;  // the grid's turn, or the search is over
+    // A search begins with start = its source, at level 0, whatever the Control record
+    // holds (the host writes nothing to it); every other launch has start = -1 and
+    // carries on from the record, or returns at once when it is not its turn.
+    const bool fresh = start >= 0;
+    if (!fresh && control->mode != MODE_SINGLE) return;  // the grid's turn, or the end
     const GridQueues Q = {smalls, mediums, larges, large_capacity, counts, n};
-    level_t level = control->level;
-    bfs_u32 enqueued = control->enqueued;
-    bfs_u32 previous = control->previous;
-    bfs_u64 visited_edges = control->visited_edges;
+    const vertex_t source = fresh ? start : control->source;
+    level_t level = fresh ? 0 : control->level;
+    bfs_u32 enqueued = fresh ? 0 : control->enqueued;
+    bfs_u32 previous = fresh ? 0 : control->previous;
+    bfs_u64 visited_edges = fresh ? 0 : control->visited_edges;
 
     // [persistent-single-shared-begin]
     // Shared memory: the two queues (dynamic, sized by SB_CAPACITY), the bitmap after
@@ -475,11 +496,11 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     if (threadIdx.x == 0) broken = 0;
     __syncthreads();  // the bitmap and the counters are ready; the grid's counts are read
     if (level == 0 && threadIdx.x == 0) {  // the host set every level and parent to -1
-        atomicOr(&bitmap[(bfs_u32)control->source / WORD_BITS], bitmap_bit(control->source));
-        levels[control->source] = 0;
-        parents[control->source] = control->source;
+        atomicOr(&bitmap[(bfs_u32)source / WORD_BITS], bitmap_bit(source));
+        levels[source] = 0;
+        parents[source] = source;
     }
-    load_frontier(S, Q, level % 2, level, control->source, small_count, medium_count,
+    load_frontier(S, Q, level % 2, level, source, small_count, medium_count,
                   &counter[level % 3], &wide[level % 3]);
     // Every set of the grid's counters starts at zero for the hand-over below.
     for (bfs_u32 i = threadIdx.x; i < 3 * QUEUES * COUNTER_STRIDE; i += SB_BLOCK_SIZE) counts[i] = 0;
@@ -504,7 +525,8 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
             mode = MODE_RUNAWAY;  // a BFS has at most n levels and queues n vertices
             break;
         }
-        if (count > SB_CAPACITY || (packed & EDGE_MASK) > SB_EDGE_LIMIT) {
+        if (count > SB_CAPACITY || (packed & EDGE_MASK) > SB_EDGE_LIMIT ||
+            fans_out(count, packed & EDGE_MASK)) {
             hand_over(S, Q, level % 2, count, level, &local);
             mode = MODE_GRID;
             enqueued -= count;  // the grid counts them again
@@ -531,6 +553,10 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
         control->enqueued = enqueued;
         control->previous = previous;
         control->visited_edges = visited_edges;
+        if (fresh) {  // the rest of the record, for the grid
+            control->source = source;
+            control->pieces = 0;
+        }
     }
 }
 // [persistent-single-kernel-end]
@@ -542,13 +568,17 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
 // [persistent-hand-back-begin]
 // The grid hands a frontier back to the single block once it is small enough to stay
 // small: no large vertex, at most half the single block's queue, and at most half its
-// edge limit even if every vertex had the largest degree of its queue.
-__device__ inline bool fits_single_block(bfs_u32 small, bfs_u32 medium, bfs_u32 large)
+// edge limit even if every vertex had the largest degree of its queue; nor a frontier
+// the block would hand straight over again (fans_out), judged by its `edges` where the
+// caller has counted them, else by that most.
+__device__ inline bool fits_single_block(bfs_u32 small, bfs_u32 medium, bfs_u32 large,
+                                         bfs_u64 edges = ~0ull)
 {
     if (!HAND_BACK || large > 0 || small + medium > SB_CAPACITY / 2) return false;
     const bfs_u64 edges_at_most = (bfs_u64)small * (WARP_THRESHOLD - 1) +
                                   (bfs_u64)medium * (BLOCK_THRESHOLD - 1);
-    return edges_at_most <= SB_EDGE_LIMIT / 2;
+    return edges_at_most <= SB_EDGE_LIMIT / 2 &&
+           !fans_out(small + medium, edges < edges_at_most ? edges : edges_at_most);
 }
 
 // The single block's bitmap, rebuilt from the levels by the whole grid: a thread per

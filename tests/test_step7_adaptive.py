@@ -11,15 +11,16 @@ from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.runtime.cpu_backend import kernel_names
 from rodinia_bfs.variants import STEPS
-from rodinia_bfs.variants.adaptive import AdaptiveBFS
+from rodinia_bfs.variants.adaptive import HAND_BACK_AFTER, AdaptiveBFS
 from rodinia_bfs.variants.push_pull import rule_table
 
 from helpers import GRAPHS, check_run, sources_of
 from test_step5_persistent import SMALL_BLOCKS, frontier_sizes, one_way, path_graph, spider
 
 #: Single-block queues of 16 entries and levels of at most 1024 edges: a frontier of
-#: more than 16 vertices goes to the grid, one of at most 8 comes back.
-SWITCHING = dict(SMALL_BLOCKS, sb_capacity=16, sb_edge_limit=1024)
+#: more than 16 vertices goes to the grid, one of at most 8 comes back. No hand-over for
+#: fanning out (test_a_level_that_fans_out_goes_to_the_grid has it).
+SWITCHING = dict(SMALL_BLOCKS, sb_capacity=16, sb_edge_limit=1024, sb_fanout=0)
 
 
 def runs(choices: list[str]) -> list[str]:
@@ -66,28 +67,60 @@ def test_hand_over_and_back_on_a_grid(device):
     first = next(i for i, c in enumerate(choices) if c != "single")
     back = next(i for i in range(first, len(choices)) if choices[i] == "single")
     assert max(sizes[:first]) <= 16 < sizes[first]
-    # Handed back once HAND_BACK_AFTER (3) levels in a row fitted half the capacity: the
-    # grid ran the first of them, the single block takes the third.
-    assert sizes[back] <= 8 and max(sizes[back - 2:back + 1]) <= 8 < sizes[back - 3]
-    assert choices[back - 2:back] == ["push", "push"]
+    # Handed back once HAND_BACK_AFTER levels in a row fitted half the capacity: the grid
+    # ran all but the last of them, the single block takes the last.
+    after = HAND_BACK_AFTER
+    assert max(sizes[back - after + 1:back + 1]) <= 8 < sizes[back - after]
+    assert choices[back - after + 1:back] == ["push"] * (after - 1)
     assert step.last_host_waits == 2  # one pair of kernels per batch: the hand-back is a second
 
 
-@pytest.mark.parametrize("after", [1, 3])
+@pytest.mark.parametrize("after", [1, 3, HAND_BACK_AFTER])
 def test_a_short_tail_stays_in_the_grid(device, after):
-    """A Kronecker graph's tail is a level or two of a few vertices: with the default
-    HAND_BACK_AFTER of 3 the grid runs it and the search ends in one batch; handing back
-    at the first small level (hand_back_after=1) sends it to the single block."""
+    """A Kronecker graph's tail is a level or two of a few vertices: waiting for 3 small
+    levels (or the default HAND_BACK_AFTER) the grid runs it and the search ends in one
+    batch; handing back at the first small level (hand_back_after=1) sends it to the
+    single block."""
     graph = kronecker(11, seed=3)
     with AdaptiveBFS(device, graph, **SWITCHING, hand_back_after=after) as step:
         result = step.run(28)  # levels of 1, 2, 319, 1338, 67 and 1 vertices
         check_run(step, 28, result)
         choices, waits = step.last_choices, step.last_host_waits
     assert frontier_sizes(result) == [1, 2, 319, 1338, 67, 1]
-    if after == 3:
+    if after > 1:
         assert choices[-1] != "single" and waits == 1
     else:
         assert choices[-1] == "single" and waits == 2
+
+
+def hand_over_level(graph: CSRGraph, result, capacity: int, limit: int, fanout: int) -> int:
+    """The first level the single block must hand over, by step 5's rule on the host: more
+    than `capacity` vertices, more than `limit` edges, or fanning out (more edges than
+    `capacity`, more than `fanout` a vertex; degrees past `limit` count as limit + 1)."""
+    degrees = np.minimum(graph.degrees(), limit + 1)
+    levels = result.levels
+    for level in range(int(levels.max()) + 1):
+        n_f = int(np.count_nonzero(levels == level))
+        m_f = int(degrees[levels == level].sum())
+        if n_f > capacity or m_f > limit or (fanout and m_f > capacity and m_f > fanout * n_f):
+            return level
+    return -1
+
+
+@pytest.mark.parametrize("fanout", [0, 16])
+def test_a_level_that_fans_out_goes_to_the_grid(device, fanout):
+    """SB_FANOUT: the single block hands a level of many edges per vertex to the grid
+    before expanding it. From source 0 of a small Kronecker graph it hands over a level
+    earlier with the rule than without, and each time where the host's rule says."""
+    graph = kronecker(11, seed=3)
+    options = dict(SWITCHING, sb_capacity=64, sb_fanout=fanout)
+    with AdaptiveBFS(device, graph, **options) as step:
+        result = step.run(0)
+        check_run(step, 0, result)
+        choices = step.last_choices
+    first = next(i for i, c in enumerate(choices) if c != "single")
+    assert first == hand_over_level(graph, result, 64, 1024, fanout)
+    assert first == (hand_over_level(graph, result, 64, 1024, 0) - (1 if fanout else 0))
 
 
 def test_kronecker_pulls_in_the_middle(device):

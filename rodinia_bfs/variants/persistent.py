@@ -32,6 +32,11 @@ SB_CAPACITY = 2048
 #: Past that the grid, with a hundred times the threads, takes the level.
 SB_EDGE_LIMIT = 16 * 1024
 
+#: The single block hands a level over to the grid when it fans out: more edges than
+#: the queue has slots, averaging more than this many per vertex (0: never; step 7 sets
+#: it). See ``fans_out`` in the kernel.
+SB_FANOUT = 0
+
 #: Edges a thread of the single block loads before it claims any, so that their loads
 #: are in flight together.
 EDGE_BATCH = 4
@@ -63,6 +68,10 @@ SB_STATIC_EXTRA = 2048
 #: The Control record (persistent.hip): six 4-byte fields and an 8-byte one, and its modes.
 CONTROL_BYTES = 32
 MODE_SINGLE, MODE_GRID, MODE_DONE, MODE_RUNAWAY, MODE_FAILED = 1, 2, 3, 4, 5
+#: The single block's `start` argument for a launch that carries on from the Control
+#: record (the first launch of a search passes the source instead).
+CARRY_ON = np.int32(-1)
+
 #: A LevelStamp's kernel field for a single-block level run with a thread per vertex.
 STAMP_SINGLE_BY_VERTEX = 7
 
@@ -78,7 +87,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
              edge_batch: int = EDGE_BATCH, shared_bitmap: bool = True,
              edge_records: bool = True, hand_back: bool = True,
              vp_max_degree: int = VP_MAX_DEGREE, vp_max_vertices: int = VP_MAX_VERTICES,
-             **grid) -> dict:
+             sb_fanout: int = SB_FANOUT, **grid) -> dict:
     """The ``-D`` macros of both kernels: step 4's for the grid (``grid`` takes its
     ``warp_threshold``, ``block_threshold``, ``block_piece``, ``local_small`` and
     ``local_medium``), and the single block's."""
@@ -87,7 +96,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
                    SB_EDGE_LIMIT=sb_edge_limit, EDGE_BATCH=edge_batch,
                    SHARED_BITMAP=int(bool(shared_bitmap)), EDGE_RECORDS=int(bool(edge_records)),
                    HAND_BACK=int(bool(hand_back)), VP_MAX_DEGREE=vp_max_degree,
-                   VP_MAX_VERTICES=vp_max_vertices)
+                   VP_MAX_VERTICES=vp_max_vertices, SB_FANOUT=sb_fanout)
     return defines
 
 
@@ -122,8 +131,8 @@ class PersistentBFS(GPUStep):
                  sb_edge_limit: int = SB_EDGE_LIMIT, edge_batch: int = EDGE_BATCH,
                  shared_bitmap: bool | None = None, edge_records: bool = True,
                  hand_back: bool = True, vp_max_degree: int = VP_MAX_DEGREE,
-                 vp_max_vertices: int = VP_MAX_VERTICES, rounds: int = ROUNDS,
-                 max_grid_blocks: int | None = None, **grid):
+                 vp_max_vertices: int = VP_MAX_VERTICES, sb_fanout: int = SB_FANOUT,
+                 rounds: int = ROUNDS, max_grid_blocks: int | None = None, **grid):
         """``sb_capacity=None`` takes the default, or less where the device's shared
         memory is smaller; ``shared_bitmap=None`` puts the visited bitmap in shared
         memory where it fits. ``grid`` holds step 4's tunables for the grid kernel."""
@@ -131,12 +140,12 @@ class PersistentBFS(GPUStep):
         n = graph.num_vertices
         self._check_options(device, sb_block_size, sb_edge_limit, edge_batch, rounds,
                             max_grid_blocks)
-        if min(vp_max_degree, vp_max_vertices) < 0:
-            raise RodiniaBFSError(f"vp_max_degree and vp_max_vertices must be at least 0, got "
-                                  f"{vp_max_degree} and {vp_max_vertices}")
+        if min(vp_max_degree, vp_max_vertices, sb_fanout) < 0:
+            raise RodiniaBFSError(f"vp_max_degree, vp_max_vertices and sb_fanout must be at least "
+                                  f"0, got {vp_max_degree}, {vp_max_vertices} and {sb_fanout}")
         defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
                            sb_edge_limit, edge_batch, True, edge_records, hand_back,
-                           vp_max_degree, vp_max_vertices, **grid)
+                           vp_max_degree, vp_max_vertices, sb_fanout, **grid)
         balanced.BalancedBFS._check_tunables(device, defines, 1)
         capacity, in_shared, self.dynamic_shared = self._plan_shared_memory(
             device, defines, sb_capacity, shared_bitmap)
@@ -188,8 +197,7 @@ class PersistentBFS(GPUStep):
         self._argument_sets = {}  # profile or not -> the kernels' arguments (_host_loop)
         self._cleared = False  # bitmap and barriers zeroed (by the first reset)
         self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
-        # Pinned host memory: the start state goes down, the Control record comes back.
-        self.h_start = device.host_malloc(CONTROL_BYTES // 4, np.int32)
+        # Pinned host memory: the Control record comes back there.
         self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.int32)
     # [persistent-setup-end]
 
@@ -246,21 +254,18 @@ class PersistentBFS(GPUStep):
         # zeroed only before the first search and after a search that failed.
         if not self._cleared:
             dev.memset(self.cleared, 0, stream=s)
-        start = self.h_start
-        # Control: mode, level, source, enqueued, pieces, previous, visited_edges (two
-        # words). The single block gives the source its level and parent when it starts
-        # at level 0.
-        start[:] = (MODE_SINGLE, 0, source, 0, 0, 0, 0, 0)
-        dev.memcpy_htod_async(self.control, start, s)
+        # The Control record is the single block's to write: the first launch of a
+        # search gives it the source (_host_loop), and it starts at level 0 from there.
+        self.source = source
 
     def _arguments(self, stamps, stamp_capacity):
         n = np.int32(self.graph.num_vertices)
         graph = (self.offsets, self.edges)
         queues = (self.smalls, self.mediums, self.larges, np.uint32(self.large_capacity),
                   self.counts)
-        single = (*graph, self.records, self.levels, self.parents, self.bitmap, n, self.control,
+        single = [*graph, self.records, self.levels, self.parents, self.bitmap, n, self.control,
                   *queues, self.overflow, np.uint32(self.overflow_capacity),
-                  stamps, np.uint32(stamp_capacity))
+                  stamps, np.uint32(stamp_capacity), CARRY_ON]  # the last: start (_host_loop)
         grid = [(*graph, self.levels, self.parents, self.bitmap, n, self.control, *queues,
                  self._barrier(r), stamps, np.uint32(stamp_capacity))
                 for r in range(self.rounds)]
@@ -285,8 +290,8 @@ class PersistentBFS(GPUStep):
         if self._profile and self.stamps is None:
             # A LevelStamp per level, and one for the end.
             self.stamps = self._alloc(LEVEL_STAMP.itemsize * (n + 1))
-        # The arguments are the same for every search (the source goes down in the
-        # Control record): built once for timed searches and once for profiled ones.
+        # The arguments are the same for every search but for the single block's last,
+        # `start`: built once for timed searches and once for profiled ones.
         if self._profile not in self._argument_sets:
             stamps, capacity = (self.stamps, n + 1) if self._profile else (self.no_stamps, 0)
             self._argument_sets[self._profile] = self._arguments(stamps, capacity)
@@ -297,8 +302,10 @@ class PersistentBFS(GPUStep):
         #: How many times the host waited for the device in the last search.
         self.last_host_waits = 0
         self._cleared = False  # until this search has ended well
+        start = np.int32(self.source)  # the first launch starts the search from the source
         while True:
             for r in range(self.rounds):
+                single_args[-1], start = start, CARRY_ON  # the others carry on
                 dev.launch(self.single, 1, self.sb_block_size, single_args,
                            shared_mem=self.dynamic_shared, stream=stream)
                 dev.launch_cooperative(self.grid, self.grid_blocks, self.block_size,

@@ -79,6 +79,9 @@ STATUS_WORDS = 4
 CONTROL_BYTES = 4 * STATUS_WORDS + GRID_BARRIER_BYTES
 STATUS_LEVELS, STATUS_ERROR, BARRIER_FAILED = 0, 1, STATUS_WORDS + 1
 
+#: Where the kernel's arguments that change with the source are (_host_loop).
+SOURCE_EDGES, SMALL_COUNT, MEDIUM_COUNT, LARGE_COUNT, SOURCE = 8, 17, 18, 19, 31
+
 #: The kernel's error codes (status[STATUS_ERROR]).
 ERRORS = {
     1: "it ran more levels than the graph has vertices",
@@ -164,6 +167,7 @@ class PushPullBFS(BalancedBFS):
         self._control_clean = False  # zeroed by the first reset
         self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.uint32)
         self.clocks = self._alloc(8)  # the clock at each level: grown when profiling
+        self._argument_sets = {}  # profile or not -> the kernel's arguments (_arguments)
         # One block per slot the device can keep resident: all of them run at once,
         # which the grid barrier needs.
         self.grid = device.cooperative_grid(self.kernel, block_size)
@@ -185,34 +189,44 @@ class PushPullBFS(BalancedBFS):
             self.device.memset(self.control, 0, stream=self.stream)
             self._control_clean = True
         self.source = source
-        queue = self.queue_of(int(self.degrees[source]))
+        degree = int(self.degrees[source])
+        queue = self.queue_of(degree)
         if queue == "large":
-            return [0, 0, int(self.pieces(self.degrees[source : source + 1])[0])]
+            return [0, 0, -(-degree // self.block_piece)]  # its pieces (pieces_of)
         return [1, 0, 0] if queue == "small" else [0, 1, 0]
+
+    def _arguments(self, profile: bool) -> list:
+        """The kernel's arguments but for those of the source (:data:`PER_SEARCH`): the
+        same for every search, built once for timed searches and once for profiled ones."""
+        if profile not in self._argument_sets:
+            n = self.graph.num_vertices
+            if profile and self.clocks.nbytes < 8 * (n + 1):
+                self.clocks = self._alloc(8 * (n + 1))
+            (small_0, medium_0, large_0), (small_1, medium_1, large_1) = (
+                (q["small"], q["medium"], q["large"]) for q in self.queues)
+            self._argument_sets[profile] = [
+                self.offsets, self.edges, self.in_offsets, self.in_edges,
+                self.active, np.uint32(self.active_count),
+                np.int32(n), np.uint64(self.graph.num_edges), None,  # source_edges
+                self.levels, self.parents,
+                small_0, medium_0, large_0, small_1, medium_1, large_1,
+                None, None, None,  # the source's queue lengths
+                np.uint32(self.large_capacity), self.bitmaps, np.uint32(self.words),
+                self.counts, self.tallies, self.records, self.clocks, np.uint32(profile),
+                self.status, self.barrier, self.path_counts,
+                None, np.uint32(self.counts.nbytes // 4),  # the source
+                np.uint32(self.tallies.nbytes // 8), np.uint32(self.path_counts.nbytes // 8)]
+        return self._argument_sets[profile]
 
     # [push-pull-search-begin]
     def _host_loop(self, start: list[int], timer: LevelTimer) -> BFSResult:
         """The whole search: one cooperative launch and one wait."""
-        small_count, medium_count, large_count = start
         dev, stream = self.device, self.stream
-        n = self.graph.num_vertices
-        profile = bool(timer.marks)  # profile=True: the kernel reads its clock per level
-        if profile and self.clocks.nbytes < 8 * (n + 1):
-            self.clocks = self._alloc(8 * (n + 1))
-        (small_0, medium_0, large_0), (small_1, medium_1, large_1) = (
-            (q["small"], q["medium"], q["large"]) for q in self.queues)
-        args = (self.offsets, self.edges, self.in_offsets, self.in_edges,
-                self.active, np.uint32(self.active_count),
-                np.int32(n), np.uint64(self.graph.num_edges),
-                np.uint64(self.degrees[self.source]),
-                self.levels, self.parents,
-                small_0, medium_0, large_0, small_1, medium_1, large_1,
-                np.uint32(small_count), np.uint32(medium_count), np.uint32(large_count),
-                np.uint32(self.large_capacity), self.bitmaps, np.uint32(self.words),
-                self.counts, self.tallies, self.records, self.clocks, np.uint32(profile),
-                self.status, self.barrier, self.path_counts,
-                np.int32(self.source), np.uint32(self.counts.nbytes // 4),
-                np.uint32(self.tallies.nbytes // 8), np.uint32(self.path_counts.nbytes // 8))
+        args = self._arguments(bool(timer.marks))  # profile=True: a clock per level
+        # What differs from one search to the next: the source, its degree, its queue.
+        args[SOURCE_EDGES] = np.uint64(self.degrees[self.source])
+        args[SMALL_COUNT], args[MEDIUM_COUNT], args[LARGE_COUNT] = (np.uint32(c) for c in start)
+        args[SOURCE] = np.int32(self.source)
         dev.launch_cooperative(self.kernel, self.grid, self.block_size, args, stream=stream)
         dev.memcpy_dtoh_async(self.h_control, self.control, stream)
         stream.synchronize()  # the one wait of the search
