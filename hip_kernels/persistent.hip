@@ -49,14 +49,11 @@
 #ifndef VP_MAX_VERTICES
 #error "compile with -DVP_MAX_VERTICES=<a thread per vertex while the frontier has at most this many>"
 #endif
-#ifndef SB_FANOUT
-#error "compile with -DSB_FANOUT=<hand over a level of more than SB_CAPACITY edges averaging more than this per vertex; 0: never>"
-#endif
 #if SB_BLOCK_SIZE % WARP_SIZE != 0
 #error "SB_BLOCK_SIZE must be a multiple of WARP_SIZE: the single block appends by whole warps"
 #endif
-#if SB_CAPACITY < 1 || EDGE_BATCH < 1 || SB_EDGE_LIMIT < 0 || VP_MAX_DEGREE < 0 || VP_MAX_VERTICES < 0 || SB_FANOUT < 0
-#error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1, and SB_EDGE_LIMIT, VP_MAX_DEGREE, VP_MAX_VERTICES, SB_FANOUT >= 0"
+#if SB_CAPACITY < 1 || EDGE_BATCH < 1 || SB_EDGE_LIMIT < 0 || VP_MAX_DEGREE < 0 || VP_MAX_VERTICES < 0
+#error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1, and SB_EDGE_LIMIT, VP_MAX_DEGREE, VP_MAX_VERTICES >= 0"
 #endif
 #if SB_EDGE_LIMIT >= (1 << 20)
 #error "SB_EDGE_LIMIT must be below 2^20: a level's counts share one 8-byte counter"
@@ -172,18 +169,6 @@ __device__ inline bfs_u64 counted_edges(bfs_u32 degree)
     return degree <= SB_EDGE_LIMIT ? degree : (bfs_u64)SB_EDGE_LIMIT + 1;
 }
 // [persistent-counter-end]
-
-// [persistent-fan-out-begin]
-// A level that fans out: more edges than the single block has queue slots, and more than
-// SB_FANOUT of them per vertex on average (SB_FANOUT = 0: no level does). Such a level
-// (a small-world graph's second or third) is likely to find more vertices than the
-// block can hold; the block would expand it alone and then hand the next frontier over
-// alone, where the grid can take this one now.
-__device__ inline bool fans_out(bfs_u64 vertices, bfs_u64 edges)
-{
-    return SB_FANOUT > 0 && edges > SB_CAPACITY && edges > (bfs_u64)SB_FANOUT * vertices;
-}
-// [persistent-fan-out-end]
 
 // The single block's state: its two queues and its counters in shared memory, the
 // graph and the outputs in global memory.
@@ -525,8 +510,7 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
             mode = MODE_RUNAWAY;  // a BFS has at most n levels and queues n vertices
             break;
         }
-        if (count > SB_CAPACITY || (packed & EDGE_MASK) > SB_EDGE_LIMIT ||
-            fans_out(count, packed & EDGE_MASK)) {
+        if (count > SB_CAPACITY || (packed & EDGE_MASK) > SB_EDGE_LIMIT) {
             hand_over(S, Q, level % 2, count, level, &local);
             mode = MODE_GRID;
             enqueued -= count;  // the grid counts them again
@@ -568,17 +552,13 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
 // [persistent-hand-back-begin]
 // The grid hands a frontier back to the single block once it is small enough to stay
 // small: no large vertex, at most half the single block's queue, and at most half its
-// edge limit even if every vertex had the largest degree of its queue; nor a frontier
-// the block would hand straight over again (fans_out), judged by its `edges` where the
-// caller has counted them, else by that most.
-__device__ inline bool fits_single_block(bfs_u32 small, bfs_u32 medium, bfs_u32 large,
-                                         bfs_u64 edges = ~0ull)
+// edge limit even if every vertex had the largest degree of its queue.
+__device__ inline bool fits_single_block(bfs_u32 small, bfs_u32 medium, bfs_u32 large)
 {
     if (!HAND_BACK || large > 0 || small + medium > SB_CAPACITY / 2) return false;
     const bfs_u64 edges_at_most = (bfs_u64)small * (WARP_THRESHOLD - 1) +
                                   (bfs_u64)medium * (BLOCK_THRESHOLD - 1);
-    return edges_at_most <= SB_EDGE_LIMIT / 2 &&
-           !fans_out(small + medium, edges < edges_at_most ? edges : edges_at_most);
+    return edges_at_most <= SB_EDGE_LIMIT / 2;
 }
 
 // The single block's bitmap, rebuilt from the levels by the whole grid: a thread per

@@ -386,8 +386,7 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         // the grid: a hand-back costs more than the levels it would save there; a long
         // tail, a road network's or a mesh's, still goes to the single block.)
         fitting = !st.as_bitmap && fits_single_block(st.small_count, st.medium_count,
-                                                     st.large_count, st.frontier_edges)
-                      ? fitting + 1 : 0;
+                                                     st.large_count) ? fitting + 1 : 0;
         if (fitting >= HAND_BACK_AFTER) {
             if (!grid_sync(barrier)) GIVE_UP();  // everyone has read the counters written here
             if (blockIdx.x == 0 && threadIdx.x < QUEUES) {

@@ -18,9 +18,8 @@ from helpers import GRAPHS, check_run, sources_of
 from test_step5_persistent import SMALL_BLOCKS, frontier_sizes, one_way, path_graph, spider
 
 #: Single-block queues of 16 entries and levels of at most 1024 edges: a frontier of
-#: more than 16 vertices goes to the grid, one of at most 8 comes back. No hand-over for
-#: fanning out (test_a_level_that_fans_out_goes_to_the_grid has it).
-SWITCHING = dict(SMALL_BLOCKS, sb_capacity=16, sb_edge_limit=1024, sb_fanout=0)
+#: more than 16 vertices goes to the grid, one of at most 8 comes back.
+SWITCHING = dict(SMALL_BLOCKS, sb_capacity=16, sb_edge_limit=1024)
 
 
 def runs(choices: list[str]) -> list[str]:
@@ -91,36 +90,6 @@ def test_a_short_tail_stays_in_the_grid(device, after):
         assert choices[-1] != "single" and waits == 1
     else:
         assert choices[-1] == "single" and waits == 2
-
-
-def hand_over_level(graph: CSRGraph, result, capacity: int, limit: int, fanout: int) -> int:
-    """The first level the single block must hand over, by step 5's rule on the host: more
-    than `capacity` vertices, more than `limit` edges, or fanning out (more edges than
-    `capacity`, more than `fanout` a vertex; degrees past `limit` count as limit + 1)."""
-    degrees = np.minimum(graph.degrees(), limit + 1)
-    levels = result.levels
-    for level in range(int(levels.max()) + 1):
-        n_f = int(np.count_nonzero(levels == level))
-        m_f = int(degrees[levels == level].sum())
-        if n_f > capacity or m_f > limit or (fanout and m_f > capacity and m_f > fanout * n_f):
-            return level
-    return -1
-
-
-@pytest.mark.parametrize("fanout", [0, 16])
-def test_a_level_that_fans_out_goes_to_the_grid(device, fanout):
-    """SB_FANOUT: the single block hands a level of many edges per vertex to the grid
-    before expanding it. From source 0 of a small Kronecker graph it hands over a level
-    earlier with the rule than without, and each time where the host's rule says."""
-    graph = kronecker(11, seed=3)
-    options = dict(SWITCHING, sb_capacity=64, sb_fanout=fanout)
-    with AdaptiveBFS(device, graph, **options) as step:
-        result = step.run(0)
-        check_run(step, 0, result)
-        choices = step.last_choices
-    first = next(i for i, c in enumerate(choices) if c != "single")
-    assert first == hand_over_level(graph, result, 64, 1024, fanout)
-    assert first == (hand_over_level(graph, result, 64, 1024, 0) - (1 if fanout else 0))
 
 
 def test_kronecker_pulls_in_the_middle(device):

@@ -35,11 +35,6 @@ CHOICES = {1: "single", 7: "single", 2: "push", 6: "pull"}
 #: chapter 7): faster on email-Enron and as-22july06, the same elsewhere.
 HAND_BACK_AFTER = 5
 
-#: Step 5's single block hands a level that fans out (more edges than its queue has
-#: slots, more than this many per vertex on average) to the grid at once: the second
-#: level of a small-world graph. Road networks and meshes average 2 to 4.
-SB_FANOUT = 16
-
 #: Pairs of kernels (single block, grid) queued between two read-backs of the Control
 #: record. One pair runs a search that starts in the single block, goes to the grid and
 #: ends there, or never leaves the single block; a search that is handed back takes
@@ -51,14 +46,13 @@ def tunables(warp_size: int, block_size: int = persistent.BLOCK_SIZE, *,
              alpha: int = push_pull.ALPHA, beta: int = push_pull.BETA,
              bu_probe: int = push_pull.BU_PROBE, bu_warp_threshold: int | None = None,
              direction: str = "auto", hand_back_after: int = HAND_BACK_AFTER,
-             sb_fanout: int = SB_FANOUT, **single) -> dict:
+             **single) -> dict:
     """The ``-D`` macros of both kernels: step 5's (``single`` takes the single block's
     ``sb_capacity``, ``sb_edge_limit``, ... and step 4's queue tunables) and step 6's
     switch and bottom-up tunables. The choice between the kernels is made by step 5's
     rules: the single block hands over when its frontier has more than SB_CAPACITY
-    vertices or SB_EDGE_LIMIT edges or fans out (SB_FANOUT), the grid hands back when one
-    fits in half of both and would not fan out."""
-    defines = persistent.tunables(warp_size, block_size, sb_fanout=sb_fanout, **single)
+    vertices or SB_EDGE_LIMIT edges, the grid hands back when one fits in half of both."""
+    defines = persistent.tunables(warp_size, block_size, **single)
     pp = push_pull.tunables(warp_size, block_size, alpha=alpha, beta=beta, bu_probe=bu_probe,
                             bu_warp_threshold=bu_warp_threshold, direction=direction)
     defines.update({k: pp[k] for k in ("ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD",
@@ -83,8 +77,7 @@ class AdaptiveBFS(PersistentBFS):
     def __init__(self, device: Device, graph: CSRGraph, *, alpha: int = push_pull.ALPHA,
                  beta: int = push_pull.BETA, bu_probe: int = push_pull.BU_PROBE,
                  bu_warp_threshold: int | None = None, direction: str = "auto",
-                 hand_back_after: int = HAND_BACK_AFTER, rounds: int = ROUNDS,
-                 sb_fanout: int = SB_FANOUT, **options):
+                 hand_back_after: int = HAND_BACK_AFTER, rounds: int = ROUNDS, **options):
         """``options`` are step 5's (the single block, the grid's queues,
         ``max_grid_blocks``); ``hand_back_after`` and ``rounds`` this step's; the others
         step 6's."""
@@ -105,8 +98,7 @@ class AdaptiveBFS(PersistentBFS):
         directed = 0 if symmetric else 1
         check_fits(device, graph, bytes_per_vertex=37 + 4 + 4 + 1 + 16 + 8 * directed,
                    bytes_per_edge=20 + 4 * directed)
-        super().__init__(device, graph, rounds=rounds, sb_fanout=sb_fanout,
-                         **options)  # compiles both kernels
+        super().__init__(device, graph, rounds=rounds, **options)  # compiles both kernels
         self.grid = self._module.get_function("push_pull_bfs")
         blocks = device.cooperative_grid(self.grid, self.block_size)
         self.grid_blocks = min(blocks, options.get("max_grid_blocks") or blocks)

@@ -32,11 +32,6 @@ SB_CAPACITY = 2048
 #: Past that the grid, with a hundred times the threads, takes the level.
 SB_EDGE_LIMIT = 16 * 1024
 
-#: The single block hands a level over to the grid when it fans out: more edges than
-#: the queue has slots, averaging more than this many per vertex (0: never; step 7 sets
-#: it). See ``fans_out`` in the kernel.
-SB_FANOUT = 0
-
 #: Edges a thread of the single block loads before it claims any, so that their loads
 #: are in flight together.
 EDGE_BATCH = 4
@@ -87,7 +82,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
              edge_batch: int = EDGE_BATCH, shared_bitmap: bool = True,
              edge_records: bool = True, hand_back: bool = True,
              vp_max_degree: int = VP_MAX_DEGREE, vp_max_vertices: int = VP_MAX_VERTICES,
-             sb_fanout: int = SB_FANOUT, **grid) -> dict:
+             **grid) -> dict:
     """The ``-D`` macros of both kernels: step 4's for the grid (``grid`` takes its
     ``warp_threshold``, ``block_threshold``, ``block_piece``, ``local_small`` and
     ``local_medium``), and the single block's."""
@@ -96,7 +91,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
                    SB_EDGE_LIMIT=sb_edge_limit, EDGE_BATCH=edge_batch,
                    SHARED_BITMAP=int(bool(shared_bitmap)), EDGE_RECORDS=int(bool(edge_records)),
                    HAND_BACK=int(bool(hand_back)), VP_MAX_DEGREE=vp_max_degree,
-                   VP_MAX_VERTICES=vp_max_vertices, SB_FANOUT=sb_fanout)
+                   VP_MAX_VERTICES=vp_max_vertices)
     return defines
 
 
@@ -131,8 +126,8 @@ class PersistentBFS(GPUStep):
                  sb_edge_limit: int = SB_EDGE_LIMIT, edge_batch: int = EDGE_BATCH,
                  shared_bitmap: bool | None = None, edge_records: bool = True,
                  hand_back: bool = True, vp_max_degree: int = VP_MAX_DEGREE,
-                 vp_max_vertices: int = VP_MAX_VERTICES, sb_fanout: int = SB_FANOUT,
-                 rounds: int = ROUNDS, max_grid_blocks: int | None = None, **grid):
+                 vp_max_vertices: int = VP_MAX_VERTICES, rounds: int = ROUNDS,
+                 max_grid_blocks: int | None = None, **grid):
         """``sb_capacity=None`` takes the default, or less where the device's shared
         memory is smaller; ``shared_bitmap=None`` puts the visited bitmap in shared
         memory where it fits. ``grid`` holds step 4's tunables for the grid kernel."""
@@ -140,12 +135,12 @@ class PersistentBFS(GPUStep):
         n = graph.num_vertices
         self._check_options(device, sb_block_size, sb_edge_limit, edge_batch, rounds,
                             max_grid_blocks)
-        if min(vp_max_degree, vp_max_vertices, sb_fanout) < 0:
-            raise RodiniaBFSError(f"vp_max_degree, vp_max_vertices and sb_fanout must be at least "
-                                  f"0, got {vp_max_degree}, {vp_max_vertices} and {sb_fanout}")
+        if min(vp_max_degree, vp_max_vertices) < 0:
+            raise RodiniaBFSError(f"vp_max_degree and vp_max_vertices must be at least 0, got "
+                                  f"{vp_max_degree} and {vp_max_vertices}")
         defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
                            sb_edge_limit, edge_batch, True, edge_records, hand_back,
-                           vp_max_degree, vp_max_vertices, sb_fanout, **grid)
+                           vp_max_degree, vp_max_vertices, **grid)
         balanced.BalancedBFS._check_tunables(device, defines, 1)
         capacity, in_shared, self.dynamic_shared = self._plan_shared_memory(
             device, defines, sb_capacity, shared_bitmap)
@@ -313,7 +308,7 @@ class PersistentBFS(GPUStep):
             dev.memcpy_dtoh_async(self.h_control, self.control, stream)
             stream.synchronize()  # the one wait of a batch: where did the kernels stop?
             self.last_host_waits += 1
-            mode, level, enqueued, pieces = (int(x) for x in self.h_control[[0, 1, 3, 4]])
+            mode, level, _, enqueued, pieces = self.h_control[:5].tolist()
             if mode == MODE_DONE:
                 break
             if mode == MODE_RUNAWAY:  # the kernels' guard: what a working BFS cannot reach
