@@ -205,3 +205,19 @@ def test_chapter_table_is_what_the_example_writes(tmp_path):
                           text=True, timeout=900)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert out.read_text() == (root / "docs" / "tables" / "adaptive_levels.csv").read_text()
+
+
+def test_grid_kernel_takes_step_5s_queue_thresholds(device, monkeypatch):
+    """The grid kernel is compiled with step 5's queue thresholds, which the host sized
+    the large queues by, not step 6's own defaults (a mismatch overflows the queues)."""
+    compiled = {}
+    real = device.compile
+
+    def spy(source, name="kernel.hip", defines=None, headers=None):
+        compiled.update(defines or {})
+        return real(source, name, defines=defines, headers=headers)
+
+    monkeypatch.setattr(device, "compile", spy)
+    with AdaptiveBFS(device, kronecker(10, seed=1)) as step:
+        for macro in ("WARP_THRESHOLD", "BLOCK_THRESHOLD", "BLOCK_PIECE", "BLOCK_SIZE"):
+            assert compiled[macro] == step.defines[macro], macro

@@ -42,6 +42,11 @@ HAND_BACK_AFTER = 5
 ROUNDS = 1
 
 
+#: Step 6's macros that this step takes: its switch and its bottom-up sweep. The queues'
+#: thresholds are step 5's, which the single block's hand-over and the grid share.
+PUSH_PULL_MACROS = ("ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD", "FORCE_DIRECTION")
+
+
 def tunables(warp_size: int, block_size: int = persistent.BLOCK_SIZE, *,
              alpha: int = push_pull.ALPHA, beta: int = push_pull.BETA,
              bu_probe: int = push_pull.BU_PROBE, bu_warp_threshold: int | None = None,
@@ -55,8 +60,7 @@ def tunables(warp_size: int, block_size: int = persistent.BLOCK_SIZE, *,
     defines = persistent.tunables(warp_size, block_size, **single)
     pp = push_pull.tunables(warp_size, block_size, alpha=alpha, beta=beta, bu_probe=bu_probe,
                             bu_warp_threshold=bu_warp_threshold, direction=direction)
-    defines.update({k: pp[k] for k in ("ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD",
-                                       "FORCE_DIRECTION")})
+    defines.update({k: pp[k] for k in PUSH_PULL_MACROS})
     defines["HAND_BACK_AFTER"] = hand_back_after
     return defines
 # [adaptive-tunables-end]
@@ -81,10 +85,11 @@ class AdaptiveBFS(PersistentBFS):
         """``options`` are step 5's (the single block, the grid's queues,
         ``max_grid_blocks``); ``hand_back_after`` and ``rounds`` this step's; the others
         step 6's."""
-        self._push_pull = push_pull.tunables(
+        # Step 6's switch and bottom-up macros only: the queues' are step 5's.
+        self._push_pull = {key: value for key, value in push_pull.tunables(
             device.warp_size, options.get("block_size", persistent.BLOCK_SIZE), alpha=alpha,
             beta=beta, bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
-            direction=direction)
+            direction=direction).items() if key in PUSH_PULL_MACROS}
         if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"]) < 1 or bu_probe < 0:
             raise RodiniaBFSError("need alpha >= 1, beta >= 1, bu_warp_threshold >= 1 and "
                                   "bu_probe >= 0")
