@@ -46,18 +46,6 @@ BU_WARP_THRESHOLD = None
 DIRECTIONS = {"auto": 0, "push": 1, "pull": 2}
 
 
-#: A vertex goes to the large queue, a block per piece, from this many edges: two warps'
-#: width, where step 4 waits for a block's. Here the wide levels are pulled, and the
-#: levels left to push are small: a vertex of a few hundred edges left to one warp keeps
-#: the whole grid waiting at the barrier while it walks its list 32 edges at a time.
-#: (Measured on the H100, chapter 6: kronecker-20's second level from 30 to 12
-#: microseconds.)
-BLOCK_THRESHOLD_WARPS = 2
-
-#: ... and its pieces are one trip of a block long (step 4: eight), so that such a
-#: vertex is spread over as many blocks as it has trips.
-PIECE_TRIPS = 1
-
 #: Default threads per block: twice step 4's. The whole search is one cooperative launch
 #: with a grid barrier after every phase, and a barrier costs less the fewer blocks cross
 #: it (the runtime chapter measures it), while a block of 512 still keeps the
@@ -65,23 +53,11 @@ PIECE_TRIPS = 1
 BLOCK_SIZE = 512
 
 
-def queue_defaults(warp_size: int, block_size: int, balanced: dict) -> dict:
-    """Step 4's options with this step's defaults for the large queue's threshold and
-    pieces where they are not given."""
-    balanced = dict(balanced)
-    if balanced.get("block_threshold") is None:
-        balanced["block_threshold"] = BLOCK_THRESHOLD_WARPS * warp_size
-    if balanced.get("block_piece") is None:
-        balanced["block_piece"] = PIECE_TRIPS * block_size
-    return balanced
-
-
 def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA,
              beta: int = BETA, bu_probe: int = BU_PROBE, bu_warp_threshold: int | None = None,
              direction: str = "auto", **balanced) -> dict:
     """The ``-D`` macros of the kernel: step 4's (``balanced`` takes its options) and
     the bottom-up and switch tunables; ``None`` takes the default."""
-    balanced = queue_defaults(warp_size, block_size, balanced)
     defines = balanced_tunables(warp_size, block_size, **balanced)
     if direction not in DIRECTIONS:
         raise RodiniaBFSError(f"direction must be one of {', '.join(DIRECTIONS)}, "
@@ -173,8 +149,7 @@ class PushPullBFS(BalancedBFS):
         check_fits(device, graph, bytes_per_vertex=32 + 4 + 4 + 1 + 8 * directed,
                    bytes_per_edge=4 + 4 * directed)
         super().__init__(device, graph, block_size, max_blocks=MAX_BLOCKS,
-                         count_paths=count_paths,
-                         **queue_defaults(device.warp_size, block_size, balanced))
+                         count_paths=count_paths, **balanced)
         if self.symmetric:
             self.in_offsets, self.in_edges = self.offsets, self.edges
         else:
