@@ -195,6 +195,7 @@ class PushPullBFS(BalancedBFS):
             return [0, 0, -(-degree // self.block_piece)]  # its pieces (pieces_of)
         return [1, 0, 0] if queue == "small" else [0, 1, 0]
 
+    # [push-pull-search-begin]
     def _arguments(self, profile: bool) -> list:
         """The kernel's arguments but for those of the source (:data:`PER_SEARCH`): the
         same for every search, built once for timed searches and once for profiled ones."""
@@ -218,7 +219,6 @@ class PushPullBFS(BalancedBFS):
                 np.uint32(self.tallies.nbytes // 8), np.uint32(self.path_counts.nbytes // 8)]
         return self._argument_sets[profile]
 
-    # [push-pull-search-begin]
     def _host_loop(self, start: list[int], timer: LevelTimer) -> BFSResult:
         """The whole search: one cooperative launch and one wait."""
         dev, stream = self.device, self.stream
