@@ -34,16 +34,14 @@ from rodinia_bfs.reference import bfs_reference  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 
 
-def time_configs(device, steps: list, graph, sources, expected, repeats: int) -> list[dict]:
+def time_configs(device, steps: list, sources, expected, repeats: int) -> list[dict]:
     """Time every step (set up and warmed up) from every source, in turns."""
     begin, end = device.event(), device.event()
     times = [[] for _ in steps]
     for repeat in range(repeats):
         for source, levels in zip(sources, expected):
             # The configs in a different order each round: none always goes first.
-            order = list(range(len(steps)))
-            shift = repeat % len(steps)
-            for k in order[shift:] + order[:shift]:
+            for k in ((i + repeat) % len(steps) for i in range(len(steps))):
                 step = steps[k]
                 device.synchronize()
                 begin.record(step.stream)
@@ -92,7 +90,7 @@ def main(argv=None) -> int:
                 step = get_step(options.pop("variant", args.variant))(device, graph, **options)
                 steps.append(step)
                 step.run(sources[0])  # warm-up
-            timed = time_configs(device, steps, graph, sources, expected, args.repeats)
+            timed = time_configs(device, steps, sources, expected, args.repeats)
         finally:
             for step in steps:
                 step.close()

@@ -192,13 +192,14 @@ class PushPullBFS(BalancedBFS):
         degree = int(self.degrees[source])
         queue = self.queue_of(degree)
         if queue == "large":
-            return [0, 0, -(-degree // self.block_piece)]  # its pieces (pieces_of)
+            return [0, 0, int(self.pieces(degree))]
         return [1, 0, 0] if queue == "small" else [0, 1, 0]
 
     # [push-pull-search-begin]
     def _arguments(self, profile: bool) -> list:
-        """The kernel's arguments but for those of the source (:data:`PER_SEARCH`): the
-        same for every search, built once for timed searches and once for profiled ones."""
+        """The kernel's arguments but for those of the source (``SOURCE_EDGES`` ...
+        ``SOURCE``, left ``None`` here for :meth:`_host_loop` to fill): the same for every
+        search, built once for timed searches and once for profiled ones."""
         if profile not in self._argument_sets:
             n = self.graph.num_vertices
             if profile and self.clocks.nbytes < 8 * (n + 1):
