@@ -77,68 +77,85 @@ struct Sweep {
 };
 
 // [push-pull-bottom-up-begin]
+// A sweep is a chain of loads, each waiting for the one before: the vertex, its level
+// and lists, its in-edges, their frontier bits. Loads that do not depend on each other
+// are issued together: a lane looks at BU_BATCH in-edges at a time (their loads, then
+// their bits), and a warp at BU_BATCH * WARP_SIZE.
+#define BU_BATCH 4
+
+// The first in-edge of e..stop in the frontier, or -1; e stops at the batch that found
+// it (or at stop). One lane alone.
+__device__ inline vertex_t scan_alone(const Sweep& S, edge_t& e, edge_t stop)
+{
+    while (e < stop) {  // at most ceil((stop - e) / BU_BATCH) trips
+        vertex_t u[BU_BATCH];
+        bool hit[BU_BATCH];
+        for (int k = 0; k < BU_BATCH; k++) u[k] = e + k < stop ? S.in_edges[e + k] : -1;
+        for (int k = 0; k < BU_BATCH; k++) hit[k] = u[k] >= 0 && in_bitmap(S.frontier, u[k]);
+        for (int k = 0; k < BU_BATCH; k++)
+            if (hit[k]) return u[k];
+        e = e + BU_BATCH < stop ? e + BU_BATCH : stop;
+    }
+    return -1;
+}
+
+// The same for a list the whole warp scans: BU_BATCH * WARP_SIZE in-edges a trip, a
+// ballot for each WARP_SIZE of them. Every lane calls it with the same list.
+__device__ inline vertex_t scan_together(const Sweep& S, edge_t begin, edge_t end)
+{
+    for (edge_t f = begin; f < end; f += BU_BATCH * WARP_SIZE) {
+        vertex_t u[BU_BATCH];
+        for (int k = 0; k < BU_BATCH; k++) {
+            const edge_t at = f + k * WARP_SIZE + lane_id();
+            u[k] = at < end ? S.in_edges[at] : -1;
+        }
+        for (int k = 0; k < BU_BATCH; k++) {
+            const lane_mask_t hits = warp_ballot(u[k] >= 0 && in_bitmap(S.frontier, u[k]));
+            if (hits != 0) return warp_shfl(u[k], lowest_lane(hits));  // the same in every lane
+        }
+    }
+    return -1;
+}
+
 // One bottom-up level. The warps take WARP_SIZE consecutive entries of the active list
 // at a time (a coalesced read). A lane whose vertex is unvisited checks the first
 // BU_PROBE in-edges itself: in the middle levels most vertices find a parent there.
 // Lists with BU_WARP_THRESHOLD in-edges or more left are then scanned by the whole warp,
-// one list at a time, WARP_SIZE in-edges per step, and a ballot says whether any of
-// them is in the frontier. The rest finish alone. Every lane of a warp runs the loops
-// below the same number of times, so the warp votes are reached by all lanes.
+// one list at a time, and a ballot says whether any of them is in the frontier. The rest
+// finish alone. Every lane of a warp runs the loops below the same number of times, so
+// the warp votes are reached by all lanes.
 __device__ inline void bottom_up(const Sweep& S, bfs_u32 first_warp, bfs_u32 warps, Tally& found)
 {
     for (bfs_u32 base = first_warp * WARP_SIZE; base < S.active_count; base += warps * WARP_SIZE) {
         const bfs_u32 i = base + lane_id();
         vertex_t v = -1;
-        edge_t e = 0, end = 0;
+        edge_t e = 0, end = 0, out_degree = 0;
         if (i < S.active_count) {
             const vertex_t candidate = S.active[i];
-            if (S.levels[candidate] == -1) {  // not visited yet: look for a parent
+            const level_t level = S.levels[candidate];  // these five loads: together
+            const edge_t in_begin = S.in_offsets[candidate], in_end = S.in_offsets[candidate + 1];
+            out_degree = S.offsets[candidate + 1] - S.offsets[candidate];
+            if (level == -1) {  // not visited yet: look for a parent
                 v = candidate;
-                e = S.in_offsets[v];
-                end = S.in_offsets[v + 1];
+                e = in_begin;
+                end = in_end;
             }
         }
-        vertex_t parent = -1;
         // 1. Each lane alone, a few in-edges.
-        const edge_t probe_end = e + BU_PROBE < end ? e + BU_PROBE : end;
-        for (; e < probe_end; e++) {
-            const vertex_t u = S.in_edges[e];
-            if (in_bitmap(S.frontier, u)) {
-                parent = u;
-                break;
-            }
-        }
+        vertex_t parent = scan_alone(S, e, e + BU_PROBE < end ? e + BU_PROBE : end);
         // 2. Long lists left: the whole warp, one list at a time.
         lane_mask_t long_lists = warp_ballot(parent < 0 && end - e >= BU_WARP_THRESHOLD);
         while (long_lists != 0) {
             const int owner = lowest_lane(long_lists);
             long_lists &= long_lists - 1;
-            const edge_t list_begin = warp_shfl(e, owner);
-            const edge_t list_end = warp_shfl(end, owner);
-            vertex_t found_parent = -1;
-            for (edge_t f = list_begin; f < list_end; f += WARP_SIZE) {
-                const vertex_t u = f + lane_id() < list_end ? S.in_edges[f + lane_id()] : -1;
-                const lane_mask_t hits = warp_ballot(u >= 0 && in_bitmap(S.frontier, u));
-                if (hits != 0) {  // the same in every lane: all leave together
-                    found_parent = warp_shfl(u, lowest_lane(hits));
-                    break;
-                }
-            }
+            const vertex_t found_parent = scan_together(S, warp_shfl(e, owner), warp_shfl(end, owner));
             if ((int)lane_id() == owner) {
                 parent = found_parent;
                 e = end;  // scanned, with or without success
             }
         }
         // 3. Short lists left: each lane alone.
-        if (parent < 0) {
-            for (; e < end; e++) {
-                const vertex_t u = S.in_edges[e];
-                if (in_bitmap(S.frontier, u)) {
-                    parent = u;
-                    break;
-                }
-            }
-        }
+        if (parent < 0) parent = scan_alone(S, e, end);
         if (i < S.active_count) COUNT_SWEEP(0, 1);
         if (parent >= 0) {
             COUNT_SWEEP(1, 1);
@@ -147,7 +164,7 @@ __device__ inline void bottom_up(const Sweep& S, bfs_u32 first_warp, bfs_u32 war
             S.parents[v] = parent;
             add_to_bitmap(S.next_frontier, v);
             found.vertices += 1;
-            found.edges += (bfs_u64)(S.offsets[v + 1] - S.offsets[v]);
+            found.edges += (bfs_u64)out_degree;
         }
     }
 }

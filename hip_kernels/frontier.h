@@ -155,6 +155,49 @@ __device__ inline void visit(const Level& L, vertex_t v, edge_t e)
 }
 // [balanced-visit-end]
 
+// [visit-batch-begin]
+// VISIT_BATCH edges of v at once: e, e + stride, ... (those before end). Each visit is
+// a chain of loads: the edge, then its target's level, then the target's degree and the
+// claim. One thread's visits, one after another, wait for their chains in turn; here
+// the loads of all VISIT_BATCH edges go out together, then all their levels, then all
+// their claims. Steps 4 and 5 take one edge at a time (VISIT_BATCH 1: visit() alone);
+// step 6 sets more (its tunables, push_pull.py).
+#ifndef VISIT_BATCH
+#define VISIT_BATCH 1
+#endif
+#if VISIT_BATCH < 1
+#error "VISIT_BATCH must be at least 1"
+#endif
+__device__ inline void visit_batch(const Level& L, vertex_t v, edge_t e, edge_t stride, edge_t end)
+{
+#if VISIT_BATCH == 1
+    (void)stride;
+    (void)end;
+    visit(L, v, e);
+#else
+    vertex_t u[VISIT_BATCH];
+    bool claimed[VISIT_BATCH];
+    edge_t degree[VISIT_BATCH];
+    for (int k = 0; k < VISIT_BATCH; k++) u[k] = e + k * stride < end ? L.edges[e + k * stride] : -1;
+    for (int k = 0; k < VISIT_BATCH; k++) claimed[k] = u[k] >= 0 && L.levels[u[k]] == -1;
+    for (int k = 0; k < VISIT_BATCH; k++) {
+        if (!claimed[k]) continue;  // reached already: no atomic needed
+        degree[k] = L.offsets[u[k] + 1] - L.offsets[u[k]];
+        claimed[k] = atomicCAS(&L.levels[u[k]], -1, L.next_level) == -1;
+    }
+    for (int k = 0; k < VISIT_BATCH; k++) {
+        if (!claimed[k]) continue;
+        L.parents[u[k]] = v;
+        enqueue(L, u[k], degree[k]);
+        if (L.found) {
+            L.found->vertices += 1;
+            L.found->edges += (bfs_u64)degree[k];
+        }
+    }
+#endif
+}
+// [visit-batch-end]
+
 #ifdef BFS_COUNT_PATHS
 // For the tests: how many queue entries each path expanded, and their edges.
 #define COUNT_PATH(path, edge_count)                                        \
@@ -186,7 +229,8 @@ __device__ inline void expand_large(const Level& L, const Piece* large, bfs_u32 
         const edge_t begin = L.offsets[v] + (edge_t)large[p].index * BLOCK_PIECE;
         const edge_t end = begin + BLOCK_PIECE < list_end ? begin + BLOCK_PIECE : list_end;
         if (threadIdx.x == 0) COUNT_PATH(LARGE, end - begin);
-        for (edge_t e = begin + threadIdx.x; e < end; e += BLOCK_SIZE) visit(L, v, e);
+        for (edge_t e = begin + threadIdx.x; e < end; e += BLOCK_SIZE * VISIT_BATCH)
+            visit_batch(L, v, e, BLOCK_SIZE, end);
     }
 }
 // [balanced-block-end]
@@ -200,7 +244,8 @@ __device__ inline void expand_medium(const Level& L, const vertex_t* medium, bfs
         const vertex_t v = medium[i];  // the same i, so the same v, in every lane
         const edge_t end = L.offsets[v + 1];
         if (lane_id() == 0) COUNT_PATH(MEDIUM, end - L.offsets[v]);
-        for (edge_t e = L.offsets[v] + lane_id(); e < end; e += WARP_SIZE) visit(L, v, e);
+        for (edge_t e = L.offsets[v] + lane_id(); e < end; e += WARP_SIZE * VISIT_BATCH)
+            visit_batch(L, v, e, WARP_SIZE, end);
     }
 }
 // [balanced-warp-end]
@@ -215,7 +260,7 @@ __device__ inline void expand_small(const Level& L, const vertex_t* small, bfs_u
         const vertex_t v = small[i];
         const edge_t end = L.offsets[v + 1];
         COUNT_PATH(SMALL, end - L.offsets[v]);
-        for (edge_t e = L.offsets[v]; e < end; e++) visit(L, v, e);
+        for (edge_t e = L.offsets[v]; e < end; e += VISIT_BATCH) visit_batch(L, v, e, 1, end);
     }
 }
 // [balanced-thread-end]

@@ -41,6 +41,34 @@ def test_sorted_csr_matches_one_big_sort(monkeypatch, n, both_ways, small):
     np.testing.assert_array_equal(neighbours, expected)
 
 
+@pytest.mark.parametrize("n", [1, 7, 1000, 70_001])
+@pytest.mark.parametrize("small", [False, True], ids=["default", "tiny-groups"])
+def test_hubs_first_matches_one_big_sort(monkeypatch, n, small):
+    """Each list by decreasing degree, ties in their old order (one lexicographic sort
+    of all the arcs says the same), over one or many groups of rows; the offsets, the
+    name and the direction as they were."""
+    if small:
+        monkeypatch.setattr(csr, "BUCKET_BITS", max(n.bit_length() - 6, 1))
+    rng = np.random.default_rng(n + 1)
+    m = 3 * n + 5
+    sources = rng.integers(0, n, m).astype(np.int32)
+    sources[: m // 4] = n // 2  # a hub
+    graph = CSRGraph.from_edges(sources, rng.integers(0, n, m), n, name="mixed")
+    degrees = graph.degrees()
+    ordered = graph.hubs_first(workers=2)
+    rows = np.repeat(np.arange(n), degrees)
+    place = np.arange(m)  # the old order, for ties
+    expected = graph.targets[np.lexsort((place, -degrees[graph.targets], rows))]
+    np.testing.assert_array_equal(ordered.targets, expected)
+    np.testing.assert_array_equal(ordered.offsets, graph.offsets)
+    assert (ordered.name, ordered.directed) == ("mixed", graph.directed)
+    # Any ranking may be given, one value per vertex.
+    by_id = graph.hubs_first(np.arange(n))
+    assert all(np.all(np.diff(by_id.neighbors(v)) <= 0) for v in range(min(n, 50)))
+    with pytest.raises(ValueError, match="one per vertex"):
+        graph.hubs_first(np.arange(n + 1))
+
+
 def test_sorted_csr_without_arcs():
     offsets, neighbours = sorted_csr(np.zeros(0, np.int32), np.zeros(0, np.int32), 5)
     assert offsets.tolist() == [0] * 6 and neighbours.size == 0

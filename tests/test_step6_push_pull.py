@@ -126,6 +126,45 @@ def test_kronecker_takes_both_directions(device):
                                    if i + 1 < len(result.frontier_sizes))
 
 
+@pytest.mark.parametrize("leaves", [40, 3000])
+def test_the_source_is_expanded_by_a_block(device, leaves):
+    """The source goes to the large queue whatever its degree (a warp or a thread alone
+    would walk its list trip by trip): its list is expanded as pieces, by blocks, and
+    nothing else of level 0 goes to the small or medium paths."""
+    graph = star(leaves)
+    with PushPullBFS(device, graph, direction="push", count_paths=True) as step:
+        result = step.run(0)
+        check_run(graph, 0, result)
+        counted = step.last_path_counts
+        assert counted["large"] == {"entries": -(-leaves // step.block_piece), "edges": leaves}
+        assert counted["medium"]["entries"] == 0
+        assert counted["small"] == {"entries": leaves, "edges": leaves}  # the rim, one edge each
+        # A source without edges is alone in the small queue, and the search ends there.
+        lone = graph.num_vertices - 1
+        assert step.run(lone).iterations == 1
+        assert step.last_path_counts["small"] == {"entries": 1, "edges": 0}
+
+
+@pytest.mark.parametrize("name", ["kronecker-12", "random-directed"])
+def test_in_lists_are_hubs_first(device, name):
+    """The sweep reads each in-list by decreasing out-degree, so that it meets the hubs,
+    which a BFS reaches first, before the rest; a symmetric graph's one array serves
+    both directions, a directed graph's out-lists stay in id order."""
+    graph = GRAPHS[name]()
+    reverse = graph.reverse()
+    with PushPullBFS(device, graph) as step:
+        in_edges = device.from_device(step.in_edges, graph.num_edges, np.int32)
+        out_edges = device.from_device(step.edges, graph.num_edges, np.int32)
+        assert (step.in_edges is step.edges) == step.symmetric == (name == "kronecker-12")
+    degrees = graph.degrees()
+    for v in range(graph.num_vertices):
+        mine = in_edges[reverse.offsets[v] : reverse.offsets[v + 1]]
+        assert sorted(mine.tolist()) == reverse.neighbors(v).tolist()
+        assert np.all(np.diff(degrees[mine]) <= 0), v
+    if not step.symmetric:
+        np.testing.assert_array_equal(out_edges, graph.targets)
+
+
 #: Tunables: step 4's tiny ones (every queue path, overflowing local queues, a grid of
 #: two blocks); every in-edge list scanned by the warp (no probe, threshold 1); every
 #: list scanned by its own thread (a probe longer than any list).

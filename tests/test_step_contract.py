@@ -177,6 +177,16 @@ def test_compiles_with_nvrtc(step_class, arch):
     assert cubin[:4] == b"\x7fELF"  # machine code for that GPU, loadable as it is
 
 
+def test_compiles_without_warnings(step_class):
+    """The run-time compiler's log is shown to the user: a warning there (an unreachable
+    loop of a batch of one, say) would be shown at every set-up."""
+    nvrtc = nvrtc_or_skip()
+    defines = step_class.default_defines(32)
+    _, log = nvrtc.compile_program(kernel_source(step_class.kernel_file), "sm_90",
+                                   step_class.kernel_file, defines, headers=kernel_headers())
+    assert log == ""
+
+
 # -- on a GPU ----------------------------------------------------------------------
 
 @pytest.mark.gpu

@@ -42,9 +42,11 @@ HAND_BACK_AFTER = 5
 ROUNDS = 1
 
 
-#: Step 6's macros that this step takes: its switch and its bottom-up sweep. The queues'
-#: thresholds are step 5's, which the single block's hand-over and the grid share.
-PUSH_PULL_MACROS = ("ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD", "FORCE_DIRECTION")
+#: Step 6's macros that this step takes: its switch, its bottom-up sweep and its batched
+#: top-down visits. The queues' thresholds are step 5's, which the single block's
+#: hand-over and the grid share.
+PUSH_PULL_MACROS = ("ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD", "FORCE_DIRECTION",
+                    "VISIT_BATCH")
 
 
 def tunables(warp_size: int, block_size: int = persistent.BLOCK_SIZE, *,
@@ -98,22 +100,22 @@ class AdaptiveBFS(PersistentBFS):
         self._push_pull["HAND_BACK_AFTER"] = hand_back_after
         reverse, symmetric, active = push_pull.bottom_up_inputs(graph)
         # Step 5's arrays, plus step 6's: the active list and the per-level records (4 B
-        # per vertex each), three bitmaps, the stamps (16 B per vertex), and the reverse
-        # graph when the graph is directed.
+        # per vertex each), three bitmaps, the stamps (16 B per vertex), and the in-lists
+        # hubs first (4 B per edge; and 8 B per vertex of offsets when the graph is
+        # directed: a symmetric graph's in-lists have its own offsets).
         directed = 0 if symmetric else 1
         check_fits(device, graph, bytes_per_vertex=37 + 4 + 4 + 1 + 16 + 8 * directed,
-                   bytes_per_edge=20 + 4 * directed)
+                   bytes_per_edge=20 + 4)
         super().__init__(device, graph, rounds=rounds, **options)  # compiles both kernels
         self.grid = self._module.get_function("push_pull_bfs")
         blocks = device.cooperative_grid(self.grid, self.block_size)
         self.grid_blocks = min(blocks, options.get("max_grid_blocks") or blocks)
         n = graph.num_vertices
         self.symmetric, self.active_count = symmetric, int(active.size)
-        if symmetric:
-            self.in_offsets, self.in_edges = self.offsets, self.edges
-        else:
-            self.in_offsets = self._upload(reverse.offsets)
-            self.in_edges = self._upload(reverse.targets)
+        # Step 5's kernels read the lists in id order; the bottom-up sweep reads its own
+        # copy, hubs first.
+        self.in_offsets = self.offsets if symmetric else self._upload(reverse.offsets)
+        self.in_edges = self._upload(reverse.targets)
         self.active = self._upload(active)
         self.words = ceil_div(max(n, 1), push_pull.BITMAP_WORD_BITS)
         self.frontier_bitmaps = self._alloc(3 * 4 * self.words)  # step 6's three bitmaps

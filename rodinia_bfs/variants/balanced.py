@@ -84,6 +84,8 @@ class BalancedBFS(GPUStep):
     kernel_name = "balanced_expand"
     counter_sets = 2
     path_count_slots = 2 * len(QUEUES)
+    #: Large-queue slots beyond the large vertices' pieces (step 6 puts its source there).
+    spare_pieces = 0
 
     @classmethod
     def default_defines(cls, warp_size: int) -> dict:
@@ -110,7 +112,7 @@ class BalancedBFS(GPUStep):
         # graph's degrees say how many pieces there can be in all.
         self.degrees = graph.degrees()
         pieces = self.pieces(self.degrees)
-        self.large_capacity = max(int(pieces.sum()), 1)
+        self.large_capacity = max(int(pieces.sum()) + self.spare_pieces, 1)
         # offsets (8 B), levels, parents and two small and two medium queues (4 B each)
         # per vertex; 4 B per edge; two large queues of 8-byte pieces.
         check_fits(device, graph, bytes_per_vertex=32 + ceil_div(16 * self.large_capacity,
@@ -123,7 +125,7 @@ class BalancedBFS(GPUStep):
 
         n = graph.num_vertices
         self.offsets = self._upload(graph.offsets)  # hipMalloc + hipMemcpy
-        self.edges = self._upload(graph.targets)
+        self.edges = self._upload(self._out_targets(graph))
         self.levels = self._alloc(4 * n)  # level_t per vertex, -1 until claimed
         self.parents = self._alloc(4 * n)  # vertex_t per vertex: who claimed it
         # Two of each queue, this level's and the next, swapped every level. A large
@@ -141,6 +143,10 @@ class BalancedBFS(GPUStep):
         self.h_counts = device.host_malloc(len(QUEUES) * COUNTER_STRIDE, np.uint32)
         self.h_source = device.host_malloc(2 * max(int(pieces.max(initial=1)), 1), np.int32)
     # [balanced-setup-end]
+
+    def _out_targets(self, graph: CSRGraph) -> np.ndarray:
+        """The out-lists the kernel reads (step 6 orders them hubs first)."""
+        return graph.targets
 
     @staticmethod
     def _check_tunables(device: Device, d: dict, max_blocks: int) -> None:

@@ -141,7 +141,8 @@ def pull_inputs(graph: CSRGraph, plan: PartitionPlan) -> tuple[list[PullInputs],
     graph those are the in-lists too, and nothing more is stored. Otherwise (a directed
     graph, or a policy that spreads a vertex's edges) the GPU gets the in-lists of its
     masters from the reverse graph: the reverse partitioned by the same master blocks."""
-    reverse, symmetric, active = bottom_up_inputs(graph)
+    # In id order: under the edge cut a GPU's own out-lists serve, and they are in id order.
+    reverse, symmetric, active = bottom_up_inputs(graph, hubs_first=False)
     edge_cut = plan.policy == "oec"
     inputs = []
     for part in plan.parts:

@@ -41,6 +41,10 @@ BU_PROBE = 4
 #: up (default: a warp's width, as step 4's warp threshold).
 BU_WARP_THRESHOLD = None
 
+#: Edges a thread of a top-down level loads before it claims any (step 4's gathers take
+#: one at a time): VISIT_BATCH in frontier.h.
+VISIT_BATCH = 2
+
 #: The directions a search may take: Beamer's rule, or one of them always (for tests
 #: and for comparing).
 DIRECTIONS = {"auto": 0, "push": 1, "pull": 2}
@@ -55,7 +59,7 @@ BLOCK_SIZE = 512
 
 def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA,
              beta: int = BETA, bu_probe: int = BU_PROBE, bu_warp_threshold: int | None = None,
-             direction: str = "auto", **balanced) -> dict:
+             direction: str = "auto", visit_batch: int = VISIT_BATCH, **balanced) -> dict:
     """The ``-D`` macros of the kernel: step 4's (``balanced`` takes its options) and
     the bottom-up and switch tunables; ``None`` takes the default."""
     defines = balanced_tunables(warp_size, block_size, **balanced)
@@ -68,6 +72,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
         BU_PROBE=bu_probe,
         BU_WARP_THRESHOLD=warp_size if bu_warp_threshold is None else bu_warp_threshold,
         FORCE_DIRECTION=DIRECTIONS[direction],
+        VISIT_BATCH=visit_batch,
     )
     return defines
 # [push-pull-tunables-end]
@@ -96,15 +101,19 @@ BITMAP_WORD_BITS = 32
 TALLY_STRIDE = 16
 
 
-def bottom_up_inputs(graph: CSRGraph) -> tuple[CSRGraph, bool, np.ndarray]:
-    """What a bottom-up sweep reads, set up once per graph: the in-edges (the graph itself
-    when it is symmetric, checked whatever the file said, else its reverse), whether the
-    graph is symmetric, and the vertices that have in-edges in increasing order (an
-    isolated vertex, or a source only, cannot be found bottom-up: it is never swept)."""
+def bottom_up_inputs(graph: CSRGraph,
+                     hubs_first: bool = True) -> tuple[CSRGraph, bool, np.ndarray]:
+    """What a bottom-up sweep reads, set up once per graph: the in-edges (the graph's own
+    lists when it is symmetric, checked whatever the file said, else its reverse's), each
+    list hubs first with ``hubs_first`` (:meth:`~rodinia_bfs.graphs.csr.CSRGraph.hubs_first`:
+    the sweep stops at the first in-neighbour in the frontier, and the hubs are reached
+    first), else in id order; whether the graph is symmetric; and the vertices that have
+    in-edges in increasing order (an isolated vertex, or a source only, cannot be found
+    bottom-up: it is never swept)."""
     reverse = graph.reverse()
     symmetric = graph.is_symmetric(reverse)
     active = np.flatnonzero(np.diff(reverse.offsets) > 0).astype(np.int32)
-    return reverse, symmetric, active
+    return (reverse.hubs_first(graph.degrees()) if hubs_first else reverse), symmetric, active
 
 
 class PushPullBFS(BalancedBFS):
@@ -127,19 +136,24 @@ class PushPullBFS(BalancedBFS):
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = BLOCK_SIZE, *,
                  alpha: int = ALPHA, beta: int = BETA, bu_probe: int = BU_PROBE,
                  bu_warp_threshold: int | None = None, direction: str = "auto",
-                 max_blocks: int | None = None, count_paths: bool = False, **balanced):
+                 visit_batch: int = VISIT_BATCH, max_blocks: int | None = None,
+                 count_paths: bool = False, **balanced):
         self._push_pull = tunables(device.warp_size, block_size, alpha=alpha, beta=beta,
                                    bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
-                                   direction=direction, **balanced)
-        if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"]) < 1 or bu_probe < 0:
+                                   direction=direction, visit_batch=visit_batch, **balanced)
+        if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"], visit_batch) < 1 or bu_probe < 0:
             raise RodiniaBFSError(
-                f"need alpha >= 1, beta >= 1, bu_warp_threshold >= 1 and bu_probe >= 0, got "
-                f"{alpha}, {beta}, {self._push_pull['BU_WARP_THRESHOLD']} and {bu_probe}")
+                f"need alpha >= 1, beta >= 1, bu_warp_threshold >= 1, visit_batch >= 1 and "
+                f"bu_probe >= 0, got {alpha}, {beta}, {self._push_pull['BU_WARP_THRESHOLD']}, "
+                f"{visit_batch} and {bu_probe}")
         if max_blocks is not None and max_blocks < 1:
             raise RodiniaBFSError(f"max_blocks must be at least 1, got {max_blocks}")
         n = graph.num_vertices
         # Set-up, once per graph (bottom_up_inputs).
         reverse, self.symmetric, active = bottom_up_inputs(graph)
+        # A symmetric graph's in-lists are its out-lists: the kernel reads one array,
+        # ordered hubs first, both ways (_out_targets).
+        self._in_graph = reverse
         self.active_count = int(active.size)
         # Step 4's arrays (32 B per vertex, 4 B per edge, and the large queues), plus: the
         # active list and the per-level records (4 B per vertex each), three bitmaps (3
@@ -155,7 +169,7 @@ class PushPullBFS(BalancedBFS):
         else:
             self.in_offsets = self._upload(reverse.offsets)
             self.in_edges = self._upload(reverse.targets)
-        del reverse
+        del reverse, self._in_graph
         self.active = self._upload(active)
         self.words = ceil_div(max(n, 1), BITMAP_WORD_BITS)  # words of a bitmap
         self.bitmaps = self._alloc(3 * 4 * self.words)
@@ -175,25 +189,36 @@ class PushPullBFS(BalancedBFS):
             self.grid = min(self.grid, max_blocks)
     # [push-pull-setup-end]
 
+    def _out_targets(self, graph: CSRGraph) -> np.ndarray:
+        # Top-down levels do not care in which order a list is walked.
+        return self._in_graph.targets if self.symmetric else graph.targets
+
     def _compile(self, defines: dict):
         # Step 4's constructor compiles with its own tunables: add this step's.
         return super()._compile({**defines, **self._push_pull})
+
+    # [push-pull-source-begin]
+    #: The source goes to the large queue whatever its degree: one block expands its list,
+    #: BLOCK_SIZE edges a trip, where a warp would take degree / WARP_SIZE trips and a
+    #: thread degree trips, each waiting on a load. (Level 0 is a single vertex: the rest
+    #: of the grid has nothing else to do.) One spare slot holds its piece.
+    spare_pieces = 1
 
     def _reset(self, source: int) -> list[int]:
         """The kernel writes the start state itself, its status included; the host zeroes
         the status and the grid barrier (one memset) only before the first search and
         after a search that failed (a barrier that gave up stays failed). Returns the
-        lengths of the source's queues at level 0, which the host knows from the source's
-        degree."""
+        lengths of the source's queues at level 0: the source's pieces in the large
+        queue, or the source alone in the small one if it has no edges."""
         if not self._control_clean:
             self.device.memset(self.control, 0, stream=self.stream)
             self._control_clean = True
         self.source = source
         degree = int(self.degrees[source])
-        queue = self.queue_of(degree)
-        if queue == "large":
-            return [0, 0, int(self.pieces(degree))]
-        return [1, 0, 0] if queue == "small" else [0, 1, 0]
+        if degree == 0:
+            return [1, 0, 0]
+        return [0, 0, ceil_div(degree, self.block_piece)]
+    # [push-pull-source-end]
 
     # [push-pull-search-begin]
     def _arguments(self, profile: bool) -> list:
