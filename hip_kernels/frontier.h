@@ -236,34 +236,55 @@ __device__ inline void expand_large(const Level& L, const Piece* large, bfs_u32 
 // [balanced-block-end]
 
 // [balanced-warp-begin]
-// A whole warp per medium vertex: the lanes stride over its list together.
+// A whole warp per medium vertex: the lanes stride over its list together. With
+// log_share > 0 (step 6, when the queue is shorter than the grid has warps),
+// 2^log_share warps share each vertex, each taking every 2^log_share-th trip.
 __device__ inline void expand_medium(const Level& L, const vertex_t* medium, bfs_u32 count,
-                                     bfs_u32 first_warp, bfs_u32 warps)
+                                     bfs_u32 first_warp, bfs_u32 warps, bfs_u32 log_share = 0)
 {
-    for (bfs_u32 i = first_warp; i < count; i += warps) {
-        const vertex_t v = medium[i];  // the same i, so the same v, in every lane
+    const edge_t stride = (edge_t)WARP_SIZE << log_share;  // the lanes of the sharing warps
+    for (bfs_u32 w = first_warp; w < (count << log_share); w += warps) {
+        const vertex_t v = medium[w >> log_share];  // the same w, so the same v, in every lane
+        const bfs_u32 part = w & ((1u << log_share) - 1);
         const edge_t end = L.offsets[v + 1];
-        if (lane_id() == 0) COUNT_PATH(MEDIUM, end - L.offsets[v]);
-        for (edge_t e = L.offsets[v] + lane_id(); e < end; e += WARP_SIZE * VISIT_BATCH)
-            visit_batch(L, v, e, WARP_SIZE, end);
+        if (lane_id() == 0 && part == 0) COUNT_PATH(MEDIUM, end - L.offsets[v]);
+        for (edge_t e = L.offsets[v] + (edge_t)part * WARP_SIZE + lane_id(); e < end;
+             e += stride * VISIT_BATCH)
+            visit_batch(L, v, e, stride, end);
     }
 }
 // [balanced-warp-end]
 
 // [balanced-thread-begin]
 // A thread per small vertex, as in steps 2 and 3: its list is shorter than a warp is
-// wide, so its warp waits at most WARP_THRESHOLD - 1 trips for it.
+// wide, so its warp waits at most WARP_THRESHOLD - 1 trips for it. With log_share > 0,
+// 2^log_share neighbouring threads share each vertex, as above.
 __device__ inline void expand_small(const Level& L, const vertex_t* small, bfs_u32 count,
-                                    bfs_u32 first_thread, bfs_u32 threads)
+                                    bfs_u32 first_thread, bfs_u32 threads, bfs_u32 log_share = 0)
 {
-    for (bfs_u32 i = first_thread; i < count; i += threads) {
-        const vertex_t v = small[i];
+    const edge_t stride = (edge_t)1 << log_share;
+    for (bfs_u32 t = first_thread; t < (count << log_share); t += threads) {
+        const vertex_t v = small[t >> log_share];
+        const bfs_u32 part = t & ((1u << log_share) - 1);
         const edge_t end = L.offsets[v + 1];
-        COUNT_PATH(SMALL, end - L.offsets[v]);
-        for (edge_t e = L.offsets[v]; e < end; e += VISIT_BATCH) visit_batch(L, v, e, 1, end);
+        if (part == 0) COUNT_PATH(SMALL, end - L.offsets[v]);
+        for (edge_t e = L.offsets[v] + part; e < end; e += stride * VISIT_BATCH)
+            visit_batch(L, v, e, stride, end);
     }
 }
 // [balanced-thread-end]
+
+// [share-short-queues-begin]
+// How many units (warps, threads) may share each entry of a queue of `count` entries
+// when `units` take part: the largest 2^k with count * 2^k <= units, and no more than
+// it takes for lists shorter than `longest` edges to need one trip of width lanes * 2^k.
+__device__ inline bfs_u32 log_share(bfs_u32 count, bfs_u32 units, bfs_u32 lanes, bfs_u32 longest)
+{
+    bfs_u32 k = 0;
+    while (k < 16 && count > 0 && count <= (units >> (k + 1)) && (lanes << (k + 1)) <= longest) k++;
+    return k;
+}
+// [share-short-queues-end]
 
 // [balanced-copy-out-begin]
 // Every thread of the block calls it, after its last enqueue. One atomicAdd per local

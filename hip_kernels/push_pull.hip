@@ -34,6 +34,9 @@
 #ifndef BU_WARP_THRESHOLD
 #error "compile with -DBU_WARP_THRESHOLD=<in-edges left from which the warp scans a list>"
 #endif
+#ifndef SHARE_SHORT_QUEUES
+#error "compile with -DSHARE_SHORT_QUEUES=<1: several warps or threads share each vertex of a short queue>"
+#endif
 #ifndef FORCE_DIRECTION
 #error "compile with -DFORCE_DIRECTION=<0: Beamer's rule, 1: always top-down, 2: always bottom-up>"
 #endif
@@ -422,9 +425,16 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
                              small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
                              large_queues[st.queue_set ^ 1], c.counts, &local, path_counts,
                              &found};
+            // A queue shorter than the grid is wide is shared out (SHARE_SHORT_QUEUES):
+            // several warps, or threads, to each of its vertices, so that a level of a
+            // few vertices does not wait for one warp or thread to walk each list.
             expand_large(L, large_queues[st.queue_set], st.large_count, blockIdx.x, gridDim.x);
-            expand_medium(L, medium_queues[st.queue_set], st.medium_count, warp, warps);
-            expand_small(L, small_queues[st.queue_set], st.small_count, thread, threads);
+            expand_medium(L, medium_queues[st.queue_set], st.medium_count, warp, warps,
+                          SHARE_SHORT_QUEUES ? log_share(st.medium_count, warps, WARP_SIZE,
+                                                         BLOCK_THRESHOLD) : 0);
+            expand_small(L, small_queues[st.queue_set], st.small_count, thread, threads,
+                         SHARE_SHORT_QUEUES ? log_share(st.small_count, threads, 1,
+                                                        WARP_THRESHOLD) : 0);
             copy_out(L);
             empty_local_queues(local);
         }

@@ -292,6 +292,58 @@ def test_launch_with_typed_arguments(device, kernels):
     device.free(out)
 
 
+def check_prepared_launch(device, kernels):
+    """A prepared launch runs with its arguments, then with those changed by
+    ``prepared[i] = value``; the wrong type, an index out of range, a freed buffer and a
+    cooperative grid that cannot be resident fail with their reasons."""
+    n, block = 300, 64
+    out, other = device.malloc(8 * n), device.malloc(8 * n)
+    affine = kernels.get_function("affine")
+    prepared = device.prepare_launch(affine, ceil_div(n, block), block,
+                                     [out, np.int32(n), np.int64(10), np.int32(2)])
+    prepared()
+    device.synchronize()
+    expected = 10 + 2 * np.arange(n, dtype=np.int64)
+    np.testing.assert_array_equal(device.from_device(out, n, np.int64), expected)
+    prepared[-1] = np.int32(-7)  # the last argument, counted from the end
+    prepared[0] = other
+    stream = device.stream()
+    prepared(stream)
+    stream.synchronize()
+    np.testing.assert_array_equal(device.from_device(other, n, np.int64),
+                                  10 - 7 * np.arange(n, dtype=np.int64))
+    np.testing.assert_array_equal(device.from_device(out, n, np.int64), expected)  # untouched
+    with pytest.raises(TypeError, match="argument 2 of affine is a int64, not a int32"):
+        prepared[2] = np.int32(1)
+    with pytest.raises(IndexError, match="4 arguments"):
+        prepared[4] = np.int32(1)
+    with pytest.raises(TypeError, match="np.int32"):
+        device.prepare_launch(affine, 1, 32, [out, n, np.int64(0), np.int32(1)])
+    too_many = device.cooperative_grid(affine, block) + 1
+    with pytest.raises(DeviceError, match="cannot all be resident"):
+        device.prepare_launch(affine, too_many, block, [out, np.int32(n), np.int64(0),
+                                                        np.int32(1)], cooperative=True)
+    device.free(other)
+    with pytest.raises(DeviceError, match="freed"):
+        prepared()
+    device.free(out)
+
+
+@pytest.mark.gpu
+def test_prepared_launch(device, kernels):
+    check_prepared_launch(device, kernels)
+
+
+def test_prepared_launch_on_the_emulator():
+    from rodinia_bfs.runtime import get_device
+
+    device = get_device("cpu", warp_size=32)
+    affine_only = TEST_KERNELS.split("// One argument of each scalar type")[0]  # HIP's warp
+    # intrinsics, further down, are not the emulator's
+    check_prepared_launch(device, device.compile(affine_only, "affine.hip",
+                                                 headers=kernel_headers()))
+
+
 @pytest.mark.gpu
 def test_launch_2d_grid_and_dynamic_shared_memory(device, kernels):
     out = device.malloc(4 * 3 * 2 * 64)

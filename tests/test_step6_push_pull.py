@@ -145,6 +145,23 @@ def test_the_source_is_expanded_by_a_block(device, leaves):
         assert step.last_path_counts["small"] == {"entries": 1, "edges": 0}
 
 
+@pytest.mark.parametrize("name", ["kronecker-10", "hubs-50x50", "star"])
+def test_short_queues_are_shared_out(device, name):
+    """Several warps or threads sharing a vertex of a short queue expand the same
+    entries and edges, once each, as one warp or thread per vertex does; both are exact."""
+    graph = GRAPHS[name]()
+    counted = {}
+    for share in (True, False):
+        with PushPullBFS(device, graph, direction="push", share_short_queues=share,
+                         count_paths=True) as step:
+            counted[share] = []
+            for source in sources_of(graph):
+                check_run(graph, source, step.run(source))
+                counted[share].append(step.last_path_counts)
+    assert counted[True] == counted[False]
+    assert any(c["small"]["entries"] or c["medium"]["entries"] for c in counted[True])
+
+
 @pytest.mark.parametrize("name", ["kronecker-12", "random-directed"])
 def test_in_lists_are_hubs_first(device, name):
     """The sweep reads each in-list by decreasing out-degree, so that it meets the hubs,

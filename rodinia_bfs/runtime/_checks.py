@@ -257,6 +257,19 @@ class ArgPacker:
         self._last_seen, self._last_generation = tuple(args), generation
         return self.params_address
 
+    def write(self, index: int, arg) -> None:
+        """Write argument ``index`` alone into its slot (its type already checked)."""
+        if isinstance(arg, DeviceBuffer):
+            if arg.freed or (arg.owner is not None and arg.owner.freed):
+                raise DeviceError(f"kernel argument {index} is a freed device buffer")
+            _POINTER_SLOT.pack_into(self._slots, _SLOT * index, arg.ptr)
+        else:
+            _scalar_slot(type(arg)).pack_into(self._slots, _SLOT * index, arg)
+
+    def packed_for(self, generation: int) -> bool:
+        """Whether the slots were written whole since the ``generation``-th ``free``."""
+        return self._last_generation == generation
+
     def _update(self, args: Sequence, generation: int) -> bool:
         """Write only the arguments that are not the very objects of the last launch, when
         the rest are: a host loop that changes a few scalars between launches of a long
@@ -269,13 +282,7 @@ class ArgPacker:
         if any(type(args[i]) is not type(last[i]) for i in changed):
             return False
         for i in changed:
-            arg = args[i]
-            if isinstance(arg, DeviceBuffer):
-                if arg.freed or (arg.owner is not None and arg.owner.freed):
-                    raise DeviceError(f"kernel argument {i} is a freed device buffer")
-                _POINTER_SLOT.pack_into(self._slots, _SLOT * i, arg.ptr)
-            else:
-                _scalar_slot(type(arg)).pack_into(self._slots, _SLOT * i, arg)
+            self.write(i, args[i])
         self._last_seen = tuple(args)
         self._last_args = args if type(args) is tuple else None
         return True

@@ -288,9 +288,29 @@ class GpuDevice(Device):
         err = self._launch_kernel(kernel, grid, block, shared_mem, self._stream(stream), params,
                                   cooperative)
         if err:
-            call = self._names["launch_cooperative" if cooperative else "launch"]
-            raise DeviceError(f"{call}({kernel.name}, grid={tuple(grid)}, block={tuple(block)}, "
-                              f"shared_mem={shared_mem}): {self._error_name(err)}")
+            self._launch_failed(kernel, grid, block, shared_mem, cooperative, err)
+
+    def _launch_prepared(self, launch, stream) -> None:
+        """A prepared launch keeps its own ``kernelParams`` (an ArgPacker): written whole
+        at its first launch and after any ``free`` (which re-checks its buffers), then
+        only where ``launch[i] = value`` changed them."""
+        packer = launch.backend_state
+        if packer is None:
+            if launch.shared_mem > launch.kernel.shared_opt_in:
+                self._opt_in(launch.kernel, launch.shared_mem)
+            packer = launch.backend_state = _checks.ArgPacker(max(len(launch.args), 1))
+        if not packer.packed_for(self._frees):
+            packer.pack(launch.args, self._frees)
+        err = self._launch_kernel(launch.kernel, launch.grid, launch.block, launch.shared_mem,
+                                  self._stream(stream), packer.params_address, launch.cooperative)
+        if err:
+            self._launch_failed(launch.kernel, launch.grid, launch.block, launch.shared_mem,
+                                launch.cooperative, err)
+
+    def _launch_failed(self, kernel, grid, block, shared_mem, cooperative, err):
+        call = self._names["launch_cooperative" if cooperative else "launch"]
+        raise DeviceError(f"{call}({kernel.name}, grid={tuple(grid)}, block={tuple(block)}, "
+                          f"shared_mem={shared_mem}): {self._error_name(err)}")
 
     def _opt_in(self, kernel: GpuKernel, shared_mem: int) -> None:
         """Let ``kernel`` have more dynamic shared memory than a block gets by default."""

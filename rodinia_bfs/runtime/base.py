@@ -267,6 +267,11 @@ class Device(ABC):
         ``bfs_common.h``). A grid that cannot be co-resident is refused here, before the
         launch, instead of hanging at its first barrier."""
         grid, block = dim3(grid), dim3(block)
+        self._check_coresident(kernel, grid, block, shared_mem)
+        self._launch_cooperative(kernel, grid, block, args, shared_mem, stream)
+
+    def _check_coresident(self, kernel: Kernel, grid: Dim3, block: Dim3, shared_mem: int) -> None:
+        """Raise unless every block of the grid can be resident at once."""
         blocks, threads = grid[0] * grid[1] * grid[2], block[0] * block[1] * block[2]
         per_multiprocessor = self.max_active_blocks(kernel, threads, shared_mem)
         limit = per_multiprocessor * self.multiprocessor_count
@@ -276,7 +281,30 @@ class Device(ABC):
                 f"({shared_mem} bytes of dynamic shared memory) cannot all be resident at once on "
                 f"{self.name}; at most {limit} can ({per_multiprocessor} per multiprocessor x "
                 f"{self.multiprocessor_count} multiprocessors)")
-        self._launch_cooperative(kernel, grid, block, args, shared_mem, stream)
+
+    def prepare_launch(self, kernel: Kernel, grid, block, args: Sequence, shared_mem: int = 0,
+                       cooperative: bool = False) -> "PreparedLaunch":
+        """A launch checked and packed once, to be made again and again: a host loop that
+        launches one kernel per search with the same arguments but a few scalars. The
+        checks of :meth:`launch` and :meth:`launch_cooperative` (dimensions, argument
+        types, co-residency) run here; between two launches ``prepared[i] = value``
+        changes one argument, and ``prepared(stream)`` queues the launch."""
+        grid, block = dim3(grid), dim3(block)
+        if cooperative:
+            self._check_coresident(kernel, grid, block, shared_mem)
+        pack_args(args)  # a badly typed argument fails here, with the reason
+        return PreparedLaunch(self, kernel, grid, block, list(args), int(shared_mem),
+                              cooperative)
+
+    def _launch_prepared(self, launch: "PreparedLaunch", stream: Stream | None) -> None:
+        """Queue a :class:`PreparedLaunch`. The GPU backends write its arguments once and
+        then only those that change; this one launches with its argument list."""
+        if launch.cooperative:
+            self._launch_cooperative(launch.kernel, launch.grid, launch.block, launch.args,
+                                     launch.shared_mem, stream)
+        else:
+            self.launch(launch.kernel, launch.grid, launch.block, launch.args,
+                        launch.shared_mem, stream)
 
     def activate(self) -> None:
         """Make this device the one the calling thread works with (``hipSetDevice``).
@@ -310,3 +338,36 @@ class Device(ABC):
 
     def describe(self) -> str:
         return f"{self.backend}: {self.name} ({self.arch}, warp size {self.warp_size})"
+
+
+class PreparedLaunch:
+    """A kernel launch checked and packed once (:meth:`Device.prepare_launch`).
+
+    ``prepared[i] = value`` replaces argument ``i`` with a value of the same type (a
+    NumPy scalar of the same dtype, or a :class:`DeviceBuffer`): a GPU backend writes
+    that one value into the ``kernelParams`` it keeps. ``prepared(stream)`` queues the
+    launch (``hipModuleLaunchKernel`` or ``hipModuleLaunchCooperativeKernel``)."""
+
+    def __init__(self, device: Device, kernel: Kernel, grid: Dim3, block: Dim3, args: list,
+                 shared_mem: int, cooperative: bool):
+        self.device, self.kernel = device, kernel
+        self.grid, self.block, self.args = grid, block, args
+        self.shared_mem, self.cooperative = shared_mem, cooperative
+        self._types = [type(a) for a in args]
+        #: What the backend keeps for this launch (the GPU backends: its kernelParams).
+        self.backend_state = None
+
+    def __setitem__(self, index: int, value) -> None:
+        if not -len(self.args) <= index < len(self.args):
+            raise IndexError(f"{self.kernel.name} has {len(self.args)} arguments, not {index + 1}")
+        index %= len(self.args)
+        if type(value) is not self._types[index] and not (
+                isinstance(value, DeviceBuffer) and issubclass(self._types[index], DeviceBuffer)):
+            raise TypeError(f"argument {index} of {self.kernel.name} is a "
+                            f"{self._types[index].__name__}, not a {type(value).__name__}")
+        self.args[index] = value
+        if self.backend_state is not None:
+            self.backend_state.write(index, value)
+
+    def __call__(self, stream: Stream | None = None) -> None:
+        self.device._launch_prepared(self, stream)

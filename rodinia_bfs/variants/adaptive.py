@@ -42,11 +42,11 @@ HAND_BACK_AFTER = 5
 ROUNDS = 1
 
 
-#: Step 6's macros that this step takes: its switch, its bottom-up sweep and its batched
-#: top-down visits. The queues' thresholds are step 5's, which the single block's
-#: hand-over and the grid share.
+#: Step 6's macros that this step takes: its switch, its bottom-up sweep, its batched
+#: top-down visits and its shared-out short queues. The queues' thresholds are step 5's,
+#: which the single block's hand-over and the grid share.
 PUSH_PULL_MACROS = ("ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD", "FORCE_DIRECTION",
-                    "VISIT_BATCH")
+                    "VISIT_BATCH", "SHARE_SHORT_QUEUES")
 
 
 def tunables(warp_size: int, block_size: int = persistent.BLOCK_SIZE, *,

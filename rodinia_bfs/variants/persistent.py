@@ -189,7 +189,7 @@ class PersistentBFS(GPUStep):
         # number of whole crossings, so one memset per search does for every batch.
         self.barriers = self.cleared.view(bitmap_bytes, GRID_BARRIER_BYTES * rounds)
         self.stamps = None  # device clock per level, allocated by the first profile run
-        self._argument_sets = {}  # profile or not -> the kernels' arguments (_host_loop)
+        self._launches = {}  # profile or not -> the kernels' prepared launches (_host_loop)
         self._cleared = False  # bitmap and barriers zeroed (by the first reset)
         self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
         # Pinned host memory: the Control record comes back there.
@@ -286,11 +286,17 @@ class PersistentBFS(GPUStep):
             # A LevelStamp per level, and one for the end.
             self.stamps = self._alloc(LEVEL_STAMP.itemsize * (n + 1))
         # The arguments are the same for every search but for the single block's last,
-        # `start`: built once for timed searches and once for profiled ones.
-        if self._profile not in self._argument_sets:
+        # `start`: the launches are prepared once for timed searches and once for
+        # profiled ones (Device.prepare_launch).
+        if self._profile not in self._launches:
             stamps, capacity = (self.stamps, n + 1) if self._profile else (self.no_stamps, 0)
-            self._argument_sets[self._profile] = self._arguments(stamps, capacity)
-        single_args, grid_args = self._argument_sets[self._profile]
+            single_args, grid_args = self._arguments(stamps, capacity)
+            self._launches[self._profile] = (
+                dev.prepare_launch(self.single, 1, self.sb_block_size, single_args,
+                                   shared_mem=self.dynamic_shared),
+                [dev.prepare_launch(self.grid, self.grid_blocks, self.block_size, args,
+                                    cooperative=True) for args in grid_args])
+        single, grids = self._launches[self._profile]
 
         # [persistent-host-loop-begin]
         reached = -1  # the level the last batch stopped at
@@ -299,12 +305,10 @@ class PersistentBFS(GPUStep):
         self._cleared = False  # until this search has ended well
         start = np.int32(self.source)  # the first launch starts the search from the source
         while True:
-            for r in range(self.rounds):
-                single_args[-1], start = start, CARRY_ON  # the others carry on
-                dev.launch(self.single, 1, self.sb_block_size, single_args,
-                           shared_mem=self.dynamic_shared, stream=stream)
-                dev.launch_cooperative(self.grid, self.grid_blocks, self.block_size,
-                                       grid_args[r], stream=stream)
+            for grid_launch in grids:
+                single[-1], start = start, CARRY_ON  # the others carry on
+                single(stream)
+                grid_launch(stream)
             dev.memcpy_dtoh_async(self.h_control, self.control, stream)
             stream.synchronize()  # the one wait of a batch: where did the kernels stop?
             self.last_host_waits += 1

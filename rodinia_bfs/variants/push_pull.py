@@ -19,7 +19,7 @@ import numpy as np
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
-from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, ceil_div
+from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, PreparedLaunch, ceil_div
 from rodinia_bfs.variants.balanced import MAX_BLOCKS, QUEUES, BalancedBFS
 from rodinia_bfs.variants.balanced import tunables as balanced_tunables
 from rodinia_bfs.variants.base import LevelTimer, check_fits
@@ -45,6 +45,11 @@ BU_WARP_THRESHOLD = None
 #: one at a time): VISIT_BATCH in frontier.h.
 VISIT_BATCH = 2
 
+#: Whether a short queue is shared out in a top-down level: when a queue has fewer
+#: vertices than the grid has warps (threads), 2, 4, ... warps (threads) take each of
+#: them, up to one trip each (SHARE_SHORT_QUEUES in push_pull.hip, log_share in frontier.h).
+SHARE_SHORT_QUEUES = True
+
 #: The directions a search may take: Beamer's rule, or one of them always (for tests
 #: and for comparing).
 DIRECTIONS = {"auto": 0, "push": 1, "pull": 2}
@@ -59,7 +64,8 @@ BLOCK_SIZE = 512
 
 def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA,
              beta: int = BETA, bu_probe: int = BU_PROBE, bu_warp_threshold: int | None = None,
-             direction: str = "auto", visit_batch: int = VISIT_BATCH, **balanced) -> dict:
+             direction: str = "auto", visit_batch: int = VISIT_BATCH,
+             share_short_queues: bool = SHARE_SHORT_QUEUES, **balanced) -> dict:
     """The ``-D`` macros of the kernel: step 4's (``balanced`` takes its options) and
     the bottom-up and switch tunables; ``None`` takes the default."""
     defines = balanced_tunables(warp_size, block_size, **balanced)
@@ -73,6 +79,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
         BU_WARP_THRESHOLD=warp_size if bu_warp_threshold is None else bu_warp_threshold,
         FORCE_DIRECTION=DIRECTIONS[direction],
         VISIT_BATCH=visit_batch,
+        SHARE_SHORT_QUEUES=int(bool(share_short_queues)),
     )
     return defines
 # [push-pull-tunables-end]
@@ -136,11 +143,12 @@ class PushPullBFS(BalancedBFS):
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = BLOCK_SIZE, *,
                  alpha: int = ALPHA, beta: int = BETA, bu_probe: int = BU_PROBE,
                  bu_warp_threshold: int | None = None, direction: str = "auto",
-                 visit_batch: int = VISIT_BATCH, max_blocks: int | None = None,
-                 count_paths: bool = False, **balanced):
+                 visit_batch: int = VISIT_BATCH, share_short_queues: bool = SHARE_SHORT_QUEUES,
+                 max_blocks: int | None = None, count_paths: bool = False, **balanced):
         self._push_pull = tunables(device.warp_size, block_size, alpha=alpha, beta=beta,
                                    bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
-                                   direction=direction, visit_batch=visit_batch, **balanced)
+                                   direction=direction, visit_batch=visit_batch,
+                                   share_short_queues=share_short_queues, **balanced)
         if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"], visit_batch) < 1 or bu_probe < 0:
             raise RodiniaBFSError(
                 f"need alpha >= 1, beta >= 1, bu_warp_threshold >= 1, visit_batch >= 1 and "
@@ -181,7 +189,7 @@ class PushPullBFS(BalancedBFS):
         self._control_clean = False  # zeroed by the first reset
         self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.uint32)
         self.clocks = self._alloc(8)  # the clock at each level: grown when profiling
-        self._argument_sets = {}  # profile or not -> the kernel's arguments (_arguments)
+        self._launches = {}  # profile or not -> the kernel's prepared launch (_launch)
         # One block per slot the device can keep resident: all of them run at once,
         # which the grid barrier needs.
         self.grid = device.cooperative_grid(self.kernel, block_size)
@@ -221,53 +229,62 @@ class PushPullBFS(BalancedBFS):
     # [push-pull-source-end]
 
     # [push-pull-search-begin]
-    def _arguments(self, profile: bool) -> list:
-        """The kernel's arguments but for those of the source (``SOURCE_EDGES`` ...
-        ``SOURCE``, left ``None`` here for :meth:`_host_loop` to fill): the same for every
-        search, built once for timed searches and once for profiled ones."""
-        if profile not in self._argument_sets:
+    def _launch(self, profile: bool) -> PreparedLaunch:
+        """The kernel's launch, checked and packed once for timed searches and once for
+        profiled ones (:meth:`~rodinia_bfs.runtime.base.Device.prepare_launch`): every
+        argument is the same from one search to the next but the source's
+        (``SOURCE_EDGES`` ... ``SOURCE``), which :meth:`_host_loop` writes."""
+        launch = self._launches.get(profile)
+        if launch is None:
             n = self.graph.num_vertices
             if profile and self.clocks.nbytes < 8 * (n + 1):
                 self.clocks = self._alloc(8 * (n + 1))
             (small_0, medium_0, large_0), (small_1, medium_1, large_1) = (
                 (q["small"], q["medium"], q["large"]) for q in self.queues)
-            self._argument_sets[profile] = [
+            no_count = np.uint32(0)
+            args = [
                 self.offsets, self.edges, self.in_offsets, self.in_edges,
                 self.active, np.uint32(self.active_count),
-                np.int32(n), np.uint64(self.graph.num_edges), None,  # source_edges
+                np.int32(n), np.uint64(self.graph.num_edges), np.uint64(0),  # source_edges
                 self.levels, self.parents,
                 small_0, medium_0, large_0, small_1, medium_1, large_1,
-                None, None, None,  # the source's queue lengths
+                no_count, no_count, no_count,  # the source's queue lengths
                 np.uint32(self.large_capacity), self.bitmaps, np.uint32(self.words),
                 self.counts, self.tallies, self.records, self.clocks, np.uint32(profile),
                 self.status, self.barrier, self.path_counts,
-                None, np.uint32(self.counts.nbytes // 4),  # the source
+                np.int32(0), np.uint32(self.counts.nbytes // 4),  # the source
                 np.uint32(self.tallies.nbytes // 8), np.uint32(self.path_counts.nbytes // 8)]
-        return self._argument_sets[profile]
+            launch = self._launches[profile] = self.device.prepare_launch(
+                self.kernel, self.grid, self.block_size, args, cooperative=True)
+        return launch
 
     def _host_loop(self, start: list[int], timer: LevelTimer) -> BFSResult:
         """The whole search: one cooperative launch and one wait."""
-        dev, stream = self.device, self.stream
-        args = self._arguments(bool(timer.marks))  # profile=True: a clock per level
+        launch = self._launch(bool(timer.marks))  # profile=True: a clock per level
         # What differs from one search to the next: the source, its degree, its queue.
-        args[SOURCE_EDGES] = np.uint64(self.degrees[self.source])
-        args[SMALL_COUNT], args[MEDIUM_COUNT], args[LARGE_COUNT] = (np.uint32(c) for c in start)
-        args[SOURCE] = np.int32(self.source)
-        dev.launch_cooperative(self.kernel, self.grid, self.block_size, args, stream=stream)
-        dev.memcpy_dtoh_async(self.h_control, self.control, stream)
-        stream.synchronize()  # the one wait of the search
+        launch[SOURCE_EDGES] = np.uint64(self.degrees[self.source])
+        launch[SMALL_COUNT], launch[MEDIUM_COUNT], launch[LARGE_COUNT] = map(np.uint32, start)
+        launch[SOURCE] = np.int32(self.source)
+        launch(self.stream)
+        self.device.memcpy_dtoh_async(self.h_control, self.control, self.stream)
+        self.stream.synchronize()  # the one wait of the search
         status = self.h_control
-        self._control_clean = not (status[BARRIER_FAILED] or status[STATUS_ERROR])
-        if status[BARRIER_FAILED]:
-            raise DeviceError(f"{self.kernel_name}: a block waited too long at the grid barrier "
-                              "and the launch gave up; some block never reached grid_sync")
-        if status[STATUS_ERROR]:
-            problem = ERRORS.get(int(status[STATUS_ERROR]), "unknown error")
-            raise DeviceError(f"{self.name} BFS did not finish: {problem} "
-                              f"(after {int(status[STATUS_LEVELS])} levels)")
+        if status[BARRIER_FAILED] or status[STATUS_ERROR]:
+            self._failed(status)
         if self.count_paths:
             self._read_path_counts()
         return BFSResult(iterations=int(status[STATUS_LEVELS]))
+
+    def _failed(self, status) -> None:
+        """Raise the error of a search the kernel could not finish; the next reset
+        zeroes the status and the grid barrier again."""
+        self._control_clean = False
+        if status[BARRIER_FAILED]:
+            raise DeviceError(f"{self.kernel_name}: a block waited too long at the grid barrier "
+                              "and the launch gave up; some block never reached grid_sync")
+        problem = ERRORS.get(int(status[STATUS_ERROR]), "unknown error")
+        raise DeviceError(f"{self.name} BFS did not finish: {problem} "
+                          f"(after {int(status[STATUS_LEVELS])} levels)")
 
     def search(self, source: int, profile: bool = False) -> BFSResult:
         """One BFS from ``source`` (the contract's search: check, reset, host loop). With
