@@ -216,7 +216,11 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
               HANDOFF_PARAMS)
 {
 #if ADAPTIVE_HANDOFF
-    if (control->mode != MODE_GRID) return;  // the single block's turn, or the search is over
+    // The first launch of a search has its source and starts it (below, as step 6
+    // does); a later one has source -1 and carries on from the Control record, or
+    // returns at once when it is not its turn.
+    const bool fresh = source >= 0;
+    if (!fresh && control->mode != MODE_GRID) return;  // the same for every block
 #endif
     __shared__ LocalQueues local;
     __shared__ bfs_u64 block_tally[2];
@@ -234,81 +238,86 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     vertex_t* const small_queues[2] = {small_0, small_1};
     vertex_t* const medium_queues[2] = {medium_0, medium_1};
     Piece* const large_queues[2] = {large_0, large_1};
+    SearchState st;
 
 #if ADAPTIVE_HANDOFF
-    // [adaptive-resume-begin]
-    // Carry on from where the single block stopped: the frontier of `level` is in the
-    // queue set of parity level % 2, counted in counter set level % 3 (step 5's layout).
-    const level_t start_level = control->level;
-    const bfs_u32* start_counts = counts + (start_level % 3) * QUEUES * COUNTER_STRIDE;
-    SearchState st = {start_level, start_level % 2, 0, TOP_DOWN, 0, 0,
-                      load_fresh(&start_counts[SMALL * COUNTER_STRIDE]),
-                      load_fresh(&start_counts[MEDIUM * COUNTER_STRIDE]),
-                      load_fresh(&start_counts[LARGE * COUNTER_STRIDE]), 0, 0,
-                      control->previous, 0, control->enqueued, control->pieces};
-    st.enqueued += st.small_count + st.medium_count;
-    st.pieces += st.large_count;
-    if (thread == 0) status[STATUS_ERROR] = 0;
-    if (!grid_sync(barrier)) GIVE_UP();  // everyone has read the counts cleared below
-    for (bfs_u32 w = thread; w < 3 * words; w += threads) bitmaps[w] = 0;
-    for (bfs_u32 i = thread; i < count_words; i += threads) counts[i] = 0;
-    for (bfs_u32 i = thread; i < tally_words; i += threads) tallies[i] = 0;
-    if (!grid_sync(barrier)) GIVE_UP();
-    // The counts of Beamer's rule: n_f and m_f over the queues (a large vertex counts once,
-    // with piece 0); m_u from the Control record, which counts the edges of the levels
-    // before this one.
-    Tally frontier = {0, 0};
-    const vertex_t* small = small_queues[st.queue_set];
-    const vertex_t* medium = medium_queues[st.queue_set];
-    const Piece* large = large_queues[st.queue_set];
-    for (bfs_u32 i = thread; i < st.small_count + st.medium_count + st.large_count; i += threads) {
-        vertex_t v = -1;
-        if (i < st.small_count) v = small[i];
-        else if (i < st.small_count + st.medium_count) v = medium[i - st.small_count];
-        else if (large[i - st.small_count - st.medium_count].index == 0)
-            v = large[i - st.small_count - st.medium_count].vertex;
-        if (v < 0) continue;
-        frontier.vertices += 1;
-        frontier.edges += (bfs_u64)(offsets[v + 1] - offsets[v]);
-    }
-    bfs_u64* const sums = tallies + 2 * TALLY_STRIDE;  // the third set, slots 0-1
-    add_tally(frontier, block_tally, sums);
-    if (!grid_sync(barrier)) GIVE_UP();
-    st.frontier_vertices = load_fresh(&sums[0]);
-    st.frontier_edges = load_fresh(&sums[1]);
-    const bfs_u64 seen = control->visited_edges + st.frontier_edges;
-    st.unvisited_edges = num_edges > seen ? num_edges - seen : 0;
     bool handed_back = false;
     bfs_u32 fitting = 0;  // levels in a row whose frontier the single block could take
-    // [adaptive-resume-end]
-#else
-    // [push-pull-reset-begin]
-    // The start state, written by the grid itself: the host launches once and sets
-    // nothing else, where a memset or a copy per buffer would cost it a call each. Every
-    // level and parent -1 but the source's, every bitmap and counter zero, and the
-    // source alone in the queue its degree puts it in (the host counted its pieces).
-    for (bfs_u32 v = thread; v < (bfs_u32)num_vertices; v += threads) {
-        const bool is_source = v == (bfs_u32)source;
-        levels[v] = is_source ? 0 : -1;
-        parents[v] = is_source ? source : -1;
-    }
-    for (bfs_u32 w = thread; w < 3 * words; w += threads) bitmaps[w] = 0;
-    for (bfs_u32 i = thread; i < count_words; i += threads) counts[i] = 0;
-    for (bfs_u32 i = thread; i < tally_words; i += threads) tallies[i] = 0;
-    for (bfs_u32 i = thread; i < path_words; i += threads) path_counts[i] = 0;
-    for (bfs_u32 p = thread; p < large_count; p += threads) large_0[p] = Piece{source, p};
-    if (thread == 0 && small_count) small_0[0] = source;
-    if (thread == 0 && medium_count) medium_0[0] = source;
-    if (thread == 0) status[STATUS_ERROR] = 0;  // what the host reads back, bar the levels
-    if (!grid_sync(barrier)) GIVE_UP();
-    // [push-pull-reset-end]
-
-    // Level 0: the source alone in its queue, top-down;
-    // m_f is the source's degree, m_u every other edge.
-    SearchState st = {0, 0, 0, TOP_DOWN, 0, 0, small_count, medium_count, large_count,
-                      1, source_edges, 0, num_edges - source_edges,
-                      (bfs_u64)small_count + medium_count, large_count};
+    if (!fresh) {
+        // [adaptive-resume-begin]
+        // Carry on from where the single block stopped: the frontier of `level` is in the
+        // queue set of parity level % 2, counted in counter set level % 3 (step 5's layout).
+        const level_t start_level = control->level;
+        const bfs_u32* start_counts = counts + (start_level % 3) * QUEUES * COUNTER_STRIDE;
+        st = SearchState{start_level, start_level % 2, 0, TOP_DOWN, 0, 0,
+                         load_fresh(&start_counts[SMALL * COUNTER_STRIDE]),
+                         load_fresh(&start_counts[MEDIUM * COUNTER_STRIDE]),
+                         load_fresh(&start_counts[LARGE * COUNTER_STRIDE]), 0, 0,
+                         control->previous, 0, control->enqueued, control->pieces};
+        st.enqueued += st.small_count + st.medium_count;
+        st.pieces += st.large_count;
+        if (thread == 0) status[STATUS_ERROR] = 0;
+        if (!grid_sync(barrier)) GIVE_UP();  // everyone has read the counts cleared below
+        for (bfs_u32 w = thread; w < 3 * words; w += threads) bitmaps[w] = 0;
+        for (bfs_u32 i = thread; i < count_words; i += threads) counts[i] = 0;
+        for (bfs_u32 i = thread; i < tally_words; i += threads) tallies[i] = 0;
+        if (!grid_sync(barrier)) GIVE_UP();
+        // The counts of Beamer's rule: n_f and m_f over the queues (a large vertex counts
+        // once, with piece 0); m_u from the Control record, which counts the edges of the
+        // levels before this one.
+        Tally frontier = {0, 0};
+        const vertex_t* small = small_queues[st.queue_set];
+        const vertex_t* medium = medium_queues[st.queue_set];
+        const Piece* large = large_queues[st.queue_set];
+        for (bfs_u32 i = thread; i < st.small_count + st.medium_count + st.large_count;
+             i += threads) {
+            vertex_t v = -1;
+            if (i < st.small_count) v = small[i];
+            else if (i < st.small_count + st.medium_count) v = medium[i - st.small_count];
+            else if (large[i - st.small_count - st.medium_count].index == 0)
+                v = large[i - st.small_count - st.medium_count].vertex;
+            if (v < 0) continue;
+            frontier.vertices += 1;
+            frontier.edges += (bfs_u64)(offsets[v + 1] - offsets[v]);
+        }
+        bfs_u64* const sums = tallies + 2 * TALLY_STRIDE;  // the third set, slots 0-1
+        add_tally(frontier, block_tally, sums);
+        if (!grid_sync(barrier)) GIVE_UP();
+        st.frontier_vertices = load_fresh(&sums[0]);
+        st.frontier_edges = load_fresh(&sums[1]);
+        const bfs_u64 seen = control->visited_edges + st.frontier_edges;
+        st.unvisited_edges = num_edges > seen ? num_edges - seen : 0;
+        // [adaptive-resume-end]
+    } else  // a fresh search: step 6's start below
 #endif
+    {
+        // [push-pull-reset-begin]
+        // The start state, written by the grid itself: the host launches once and sets
+        // nothing else, where a memset or a copy per buffer would cost it a call each.
+        // Every level and parent -1 but the source's, every bitmap and counter zero, and
+        // the source alone in the queue the host chose for it (it counted its pieces).
+        for (bfs_u32 v = thread; v < (bfs_u32)num_vertices; v += threads) {
+            const bool is_source = v == (bfs_u32)source;
+            levels[v] = is_source ? 0 : -1;
+            parents[v] = is_source ? source : -1;
+        }
+        for (bfs_u32 w = thread; w < 3 * words; w += threads) bitmaps[w] = 0;
+        for (bfs_u32 i = thread; i < count_words; i += threads) counts[i] = 0;
+        for (bfs_u32 i = thread; i < tally_words; i += threads) tallies[i] = 0;
+        for (bfs_u32 i = thread; i < path_words; i += threads) path_counts[i] = 0;
+        for (bfs_u32 p = thread; p < large_count; p += threads) large_0[p] = Piece{source, p};
+        if (thread == 0 && small_count) small_0[0] = source;
+        if (thread == 0 && medium_count) medium_0[0] = source;
+        if (thread == 0) status[STATUS_ERROR] = 0;  // what the host reads back, bar the levels
+        if (!grid_sync(barrier)) GIVE_UP();
+        // [push-pull-reset-end]
+
+        // Level 0: the source alone in its queue, top-down;
+        // m_f is the source's degree, m_u every other edge.
+        st = SearchState{0, 0, 0, TOP_DOWN, 0, 0, small_count, medium_count, large_count,
+                         1, source_edges, 0, num_edges - source_edges,
+                         (bfs_u64)small_count + medium_count, large_count};
+    }
     // [push-pull-kernel-end]
 
     for (;;) {
@@ -466,6 +475,7 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         status[STATUS_LEVELS] = (bfs_u32)st.level;
 #if ADAPTIVE_HANDOFF
         // Where the search stands, for the single block and the host.
+        if (fresh) control->source = source;
         if (!handed_back) stamp(stamps, stamp_capacity, st.level, MODE_DONE, 0);
         control->mode = status[STATUS_ERROR] ? MODE_RUNAWAY : handed_back ? MODE_SINGLE : MODE_DONE;
         control->level = st.level;

@@ -55,23 +55,27 @@ def test_graphs_with_hand_overs(device, name):
 
 
 def test_hand_over_and_back_on_a_grid(device):
-    """A 40 x 40 mesh from a corner: the single block runs the first levels, the grid the
-    wide middle ones, and the single block the tail again; the levels each kernel ran
-    had the frontier sizes that rule asks for."""
+    """A 40 x 40 mesh from a corner: the grid starts the search and hands its small first
+    levels back, the single block runs the next ones, the grid the wide middle ones, and
+    the single block the tail again; the levels each kernel ran had the frontier sizes
+    that rule asks for."""
     with AdaptiveBFS(device, grid2d(40, 40), **SWITCHING) as step:
         result = step.run(0)
         check_run(step, 0, result)
         choices, sizes = step.last_choices, step.last_frontiers
-    assert runs(choices) == ["single", "grid", "single"]
-    first = next(i for i, c in enumerate(choices) if c != "single")
-    back = next(i for i in range(first, len(choices)) if choices[i] == "single")
-    assert max(sizes[:first]) <= 16 < sizes[first]
-    # Handed back once HAND_BACK_AFTER levels in a row fitted half the capacity: the grid
-    # ran all but the last of them, the single block takes the last.
+    assert runs(choices) == ["grid", "single", "grid", "single"]
     after = HAND_BACK_AFTER
+    # The grid hands back once HAND_BACK_AFTER levels in a row fitted half the capacity:
+    # it ran all but the last of them, the single block takes the last.
+    first_back = choices.index("single")
+    assert first_back == after - 1 and choices[:first_back] == ["push"] * (after - 1)
+    assert max(sizes[:after]) <= 8
+    over = next(i for i in range(first_back, len(choices)) if choices[i] != "single")
+    assert max(sizes[first_back:over]) <= 16 < sizes[over]
+    back = next(i for i in range(over, len(choices)) if choices[i] == "single")
     assert max(sizes[back - after + 1:back + 1]) <= 8 < sizes[back - after]
     assert choices[back - after + 1:back] == ["push"] * (after - 1)
-    assert step.last_host_waits == 2  # one pair of kernels per batch: the hand-back is a second
+    assert step.last_host_waits == 2  # one pair of kernels per batch: the hand-over is a second
 
 
 @pytest.mark.parametrize("after", [1, 3, HAND_BACK_AFTER])
@@ -93,13 +97,13 @@ def test_a_short_tail_stays_in_the_grid(device, after):
 
 
 def test_kronecker_pulls_in_the_middle(device):
-    """A small Kronecker graph: the single block starts, the grid pulls the wide middle
-    levels (Beamer's rule), and forcing push keeps the levels and drops every pull."""
+    """A small Kronecker graph: the grid starts top-down, pulls the wide middle levels
+    (Beamer's rule), and forcing push keeps the levels and drops every pull."""
     graph = kronecker(10, seed=1)
     with AdaptiveBFS(device, graph, **SWITCHING) as step:
         result = step.run(0)
         check_run(step, 0, result)
-        assert step.last_choices[0] == "single" and "pull" in step.last_choices
+        assert step.last_choices[0] == "push" and "pull" in step.last_choices
     with AdaptiveBFS(device, graph, **SWITCHING, direction="push") as step:
         pushed = step.run(0)
         check_run(step, 0, pushed)
@@ -146,18 +150,22 @@ def test_grid_levels_follow_beamers_rule(device, make, source):
         choices = step.last_choices
     rows = rule_table(graph, source, result.levels)
     grid_levels = [i for i, c in enumerate(choices) if c != "single"]
-    assert grid_levels and choices[0] == "single"
-    assert "pull" in choices
+    assert choices[0] == "push" and "pull" in choices
+    if graph.name == "kronecker-path":  # the single block ran the path, then handed over
+        assert runs(choices)[:3] == ["grid", "single", "grid"]
     assert [choices[i] for i in grid_levels] == [rows[i]["direction"] for i in grid_levels]
 
 
 def test_path_of_thousands_of_levels(device):
-    """5,000 levels: the single block runs them all, with one wait of the host."""
+    """5,000 levels: the grid starts, hands the path back after HAND_BACK_AFTER small
+    levels, and the single block runs the rest, with one wait of the host."""
     graph = path_graph(5_000)
     with AdaptiveBFS(device, graph, **SMALL_BLOCKS) as step:
         result = step.run(0)
         check_run(step, 0, result)
-        assert set(step.last_choices) == {"single"} and step.last_host_waits == 1
+        first = HAND_BACK_AFTER - 1
+        assert step.last_choices[:first] == ["push"] * first
+        assert set(step.last_choices[first:]) == {"single"} and step.last_host_waits == 1
     assert result.iterations == 5_000
 
 

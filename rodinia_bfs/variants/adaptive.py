@@ -19,7 +19,7 @@ from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import Device, ceil_div
 from rodinia_bfs.variants import persistent, push_pull
 from rodinia_bfs.variants.base import check_fits
-from rodinia_bfs.variants.persistent import LEVEL_STAMP, PersistentBFS
+from rodinia_bfs.variants.persistent import CARRY_ON, LEVEL_STAMP, PersistentBFS
 
 # [adaptive-tunables-begin]
 #: Which kernel ran a level, as the LevelStamp record says: the single block (MODE_SINGLE,
@@ -111,6 +111,7 @@ class AdaptiveBFS(PersistentBFS):
         blocks = device.cooperative_grid(self.grid, self.block_size)
         self.grid_blocks = min(blocks, options.get("max_grid_blocks") or blocks)
         n = graph.num_vertices
+        self.degrees = graph.degrees()  # the source's: its queue at level 0 (_reset)
         self.symmetric, self.active_count = symmetric, int(active.size)
         # Step 5's kernels read the lists in id order; the bottom-up sweep reads its own
         # copy, hubs first.
@@ -150,12 +151,44 @@ class AdaptiveBFS(PersistentBFS):
                  zero, zero, zero, np.uint32(cap), self.frontier_bitmaps, np.uint32(self.words),
                  self.counts, self.tallies, self.direction_records, self.unused, zero,
                  self.status, self._barrier(r), self.unused,
-                 np.int32(0), np.uint32(self.counts.nbytes // 4),
+                 CARRY_ON, np.uint32(self.counts.nbytes // 4),
                  np.uint32(self.tallies.nbytes // 8), zero,
                  self.control, self.bitmap, self.stamps, np.uint32(n + 1))
                 for r in range(self.rounds)]
         return single, grid
     # [adaptive-arguments-end]
+
+    # [adaptive-start-begin]
+    def _reset(self, source: int) -> None:
+        """The grid kernel writes the start state, as step 6's does: the host zeroes the
+        visited bitmap and the grid barriers only before the first search and after a
+        failed one, and puts the source in the queue its degree says."""
+        if not self._cleared:
+            self.device.memset(self.cleared, 0, stream=self.stream)
+        self.source = source
+        degree, d = int(self.degrees[source]), self.defines
+        if degree < d["WARP_THRESHOLD"]:
+            self._start_queues = (1, 0, 0)
+        elif degree < d["BLOCK_THRESHOLD"]:
+            self._start_queues = (0, 1, 0)
+        else:
+            self._start_queues = (0, 0, ceil_div(degree, d["BLOCK_PIECE"]))
+
+    def _queue_batch(self, single, grids, start) -> None:
+        """The grid first: its first launch of a search starts it from the source (the
+        reset and the first levels, which its short queues share out), and the single
+        block takes the levels the grid hands back. (The single block first, as in
+        step 5, would leave the GPU idle while the host queued the grid's launch after
+        it: longer than the first levels take.)"""
+        for grid_launch in grids:
+            if start >= 0:
+                grid_launch[push_pull.SOURCE_EDGES] = np.uint64(self.degrees[start])
+                (grid_launch[push_pull.SMALL_COUNT], grid_launch[push_pull.MEDIUM_COUNT],
+                 grid_launch[push_pull.LARGE_COUNT]) = map(np.uint32, self._start_queues)
+            grid_launch[push_pull.SOURCE], start = start, CARRY_ON
+            grid_launch(self.stream)
+            single(self.stream)
+    # [adaptive-start-end]
 
     def run(self, source: int, profile: bool = False) -> BFSResult:
         """One BFS, its levels and parents, and what ran each level

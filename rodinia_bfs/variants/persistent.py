@@ -305,10 +305,8 @@ class PersistentBFS(GPUStep):
         self._cleared = False  # until this search has ended well
         start = np.int32(self.source)  # the first launch starts the search from the source
         while True:
-            for grid_launch in grids:
-                single[-1], start = start, CARRY_ON  # the others carry on
-                single(stream)
-                grid_launch(stream)
+            self._queue_batch(single, grids, start)
+            start = CARRY_ON  # every later batch carries on
             dev.memcpy_dtoh_async(self.h_control, self.control, stream)
             stream.synchronize()  # the one wait of a batch: where did the kernels stop?
             self.last_host_waits += 1
@@ -332,6 +330,17 @@ class PersistentBFS(GPUStep):
         # [persistent-host-loop-end]
         self._cleared = True
         return BFSResult(iterations=level)
+
+    # [persistent-batch-begin]
+    def _queue_batch(self, single, grids, start) -> None:
+        """One batch: the single block, then the grid, ``rounds`` times. The first launch
+        of a search has ``start``, its source, and starts it; every other launch carries
+        on from the Control record (start -1), or returns at once if it is not its turn."""
+        for grid_launch in grids:
+            single[-1], start = start, CARRY_ON
+            single(self.stream)
+            grid_launch(self.stream)
+    # [persistent-batch-end]
 
     # [persistent-profile-begin]
     def _level_times(self, iterations: int) -> list[float]:
