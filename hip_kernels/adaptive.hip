@@ -9,11 +9,12 @@
 //                       frontier fits its shared memory, and hands an outgrown frontier
 //                       over in step 5's grid queues, recording where it stopped in
 //                       step 5's Control record;
-//   push_pull_bfs       step 6's kernel built with ADAPTIVE_HANDOFF: it starts from the
-//                       Control record, chooses push or pull per level, and hands the
-//                       frontier back once it is small again (fits_single_block).
+//   push_pull_bfs       step 6's kernel built with ADAPTIVE_HANDOFF: it starts a search
+//                       from its source, or carries on from the Control record, chooses
+//                       push or pull per level, and hands the frontier back once it is
+//                       small again (fits_single_block).
 //
-// The host queues (single, push_pull_bfs) pairs of launches, as step 5 does, and reads
+// The host queues (push_pull_bfs, single) pairs of launches, the grid first, and reads
 // the Control record once per batch. What each level ran is in the LevelStamp record.
 // [adaptive-includes-begin]
 #define ADAPTIVE_HANDOFF 1

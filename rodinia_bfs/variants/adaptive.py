@@ -2,11 +2,12 @@
 
 The kernels are in ``hip_kernels/adaptive.hip``: step 5's single block
 (``persistent_single``) and step 6's direction-optimizing kernel (``push_pull_bfs``)
-built to start from, and return to, step 5's Control record. The single block runs
-the levels of small frontiers; once a frontier outgrows it, the grid runs the levels,
-top-down or bottom-up by Beamer's rule, until the frontier fits the single block
-again. The host loop is step 5's: batches of (single, grid) launches, one read-back of
-the Control record per batch.
+built to start a search, and to start from and return to step 5's Control record.
+The grid starts each search; the single block runs the levels of small frontiers once
+the grid hands them back, and when a frontier outgrows it, the grid runs the levels
+again, top-down or bottom-up by Beamer's rule. The host loop is step 5's, with the pair
+the other way round: batches of (grid, single) launches, one read-back of the Control
+record per batch.
 """
 
 from __future__ import annotations
