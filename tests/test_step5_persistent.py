@@ -16,7 +16,8 @@ from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.variants import STEPS
-from rodinia_bfs.variants.persistent import PersistentBFS, build_edge_records, tunables
+from rodinia_bfs.variants.persistent import (PersistentBFS, build_edge_records, build_rows,
+                                             row_width, tunables)
 
 import helpers
 from helpers import GRAPHS as CONTRACT_GRAPHS
@@ -72,13 +73,15 @@ def configs(warp_size: int) -> dict:
     and all three of step 4's gathers and its overflow run.
     ``plain``: no edge records, the bitmap in global memory, one edge per batch, no
     hand-back, and always a thread per edge.
-    The ``single`` and ``grid`` configurations take a thread per vertex in the single block
+    The ``single`` and ``grid`` configurations gather levels by warps in the single block
     where the frontier's degrees allow (the default); ``switching`` only while they are at
-    most 2, so its searches change between a thread per vertex and per edge.
+    most 2, so its searches change between warps and a thread per edge. These four read
+    the graph as lists (``rows=False``); the ``rows-`` ones are the same with rows
+    (``rows=True``), which a graph with a vertex of more than 16 edges refuses.
     """
     tiny_grid = dict(block_size=warp_size, warp_threshold=2, block_threshold=5, block_piece=3,
                      local_small=1, local_medium=1, max_grid_blocks=2)
-    return {
+    lists = {
         "single": dict(SMALL_BLOCKS),
         "grid": dict(SMALL_BLOCKS, sb_edge_limit=0, max_grid_blocks=3),
         "switching": dict(sb_block_size=warp_size, sb_capacity=8, sb_edge_limit=24, edge_batch=3,
@@ -87,6 +90,17 @@ def configs(warp_size: int) -> dict:
                       edge_records=False, shared_bitmap=False, vp_max_degree=0,
                       edge_batch=1, hand_back=False, sb_capacity=16, max_grid_blocks=2),
     }
+    rows = {f"rows-{name}": dict(options, rows=True) for name, options in lists.items()}
+    return {**{name: dict(options, rows=False) for name, options in lists.items()}, **rows,
+            "log-switching": dict(lists["switching"], rows=False, log=True),
+            "rows-switching-unlogged": dict(lists["switching"], rows=True, log=False)}
+
+
+#: Every configuration of configs(). Rows log what the single block finds by default
+#: (persistent_flush writes it out); lists write it themselves; the last two swap that.
+CONFIGS = ["single", "grid", "switching", "plain",
+           "rows-single", "rows-grid", "rows-switching", "rows-plain",
+           "log-switching", "rows-switching-unlogged"]
 
 
 def frontier_sizes(run) -> list[int]:
@@ -95,9 +109,12 @@ def frontier_sizes(run) -> list[int]:
 
 
 def fits_single_block(graph, run, step) -> bool:
-    """Does every level of the search fit the single block's queues and edge limit?"""
+    """Does every level of the search fit the single block's queues and edge limit? (With
+    rows, a level counts as its vertices times the row width.)"""
     reached = run.levels >= 0
     edges = np.bincount(run.levels[reached], weights=graph.degrees()[reached])
+    if step.row_width:
+        edges = np.array(frontier_sizes(run)) * step.row_width
     return (max(frontier_sizes(run)) <= step.sb_capacity
             and edges.max() <= step.defines["SB_EDGE_LIMIT"])
 
@@ -112,28 +129,43 @@ def test_registered_after_step_4():
     assert list(STEPS).index("persistent") == list(STEPS).index("balanced") + 1
 
 
-@pytest.mark.parametrize("config", ["single", "grid", "switching", "plain"])
+@pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_every_configuration_matches_independent_bfs(device, name, config):
     graph = GRAPHS[name]()
-    with PersistentBFS(device, graph, **configs(device.warp_size)[config]) as step:
+    options = configs(device.warp_size)[config]
+    if config.startswith("rows-") and graph.degrees().max() > 16:
+        with pytest.raises(RodiniaBFSError, match="rows need every degree to be at most 16"):
+            PersistentBFS(device, graph, **options)
+        return
+    with PersistentBFS(device, graph, **options) as step:
+        assert (step.row_width > 0) == config.startswith("rows-")
+        assert step.log == (config.startswith("log-")
+                            or config.startswith("rows-") and not config.endswith("unlogged"))
         for source in sources_of(graph):
             result = step.run(source, profile=True)
             check_run(step, source, result)
             ran = set(kernels_run(step))
-            if config == "single" and fits_single_block(graph, result, step):
+            if config.endswith("single") and fits_single_block(graph, result, step):
                 assert ran == {"single"}
             elif config == "grid":
                 # Only a level without edges is left to the single block.
                 assert ran == {"grid"} or graph.degrees()[source] == 0
+            elif config == "rows-grid":
+                assert ran == {"grid"}  # with rows, the bound is the row width: never 0
+            if config.startswith("rows-"):
+                single = [e for k, e in zip(kernels_run(step), step.last_profile["expansion"])
+                          if k == "single"]
+                assert set(single) <= {"row"}
 
 
-def test_the_switching_configuration_goes_to_the_grid_and_back(device):
+@pytest.mark.parametrize("config", ["switching", "rows-switching"])
+def test_the_switching_configuration_goes_to_the_grid_and_back(device, config):
     """On a grid, from a corner: the frontier grows past the single block's 8 entries and
     24 edges, and shrinks again towards the far corner; the search starts in the single
     block, goes to the grid and comes back to the single block."""
     graph = GRAPHS["grid-37x29"]()
-    with PersistentBFS(device, graph, **configs(device.warp_size)["switching"]) as step:
+    with PersistentBFS(device, graph, **configs(device.warp_size)[config]) as step:
         result = step.run(0, profile=True)
         check_run(step, 0, result)
         kernels = kernels_run(step)
@@ -142,21 +174,22 @@ def test_the_switching_configuration_goes_to_the_grid_and_back(device):
 
 
 @pytest.mark.parametrize("edge_records", [True, False])
-def test_thread_per_vertex_or_per_edge_by_the_frontier_degrees(device, edge_records):
+def test_gathered_by_warps_or_a_thread_per_edge_by_the_frontier_degrees(device, edge_records):
     """A spider with a long leg from a hub: the levels whose vertices have at most
-    vp_max_degree edges take a thread per vertex, a level holding the hub a thread per
-    edge; levels and parents stay exact either way. With the thread-per-vertex loop
-    broken (each thread skips its first edge) the search goes wrong."""
+    vp_max_degree edges are gathered by warps, a level holding the hub a thread per
+    edge; levels and parents stay exact either way. With the warps' gather broken (each
+    warp skips its first edge) the search goes wrong."""
     graph = spider(legs=9, length=40)  # the centre has 9 edges, every other vertex 1 or 2
-    options = dict(SMALL_BLOCKS, edge_records=edge_records, vp_max_degree=4, edge_batch=2)
+    options = dict(SMALL_BLOCKS, edge_records=edge_records, vp_max_degree=4, edge_batch=2,
+                   rows=False)
     with PersistentBFS(device, graph, **options) as step:
         result = step.run(0, profile=True)
         check_run(step, 0, result)
         assert step.last_profile["expansion"][0] == "edge"  # the centre: 9 edges
-        assert set(step.last_profile["expansion"][1:]) == {"vertex"}
+        assert set(step.last_profile["expansion"][1:]) == {"warp"}
         result = step.run(5, profile=True)  # along a leg: the centre comes later
         check_run(step, 5, result)
-        assert step.last_profile["expansion"][:5] == ["vertex"] * 5
+        assert step.last_profile["expansion"][:5] == ["warp"] * 5
         assert step.last_profile["expansion"][5] == "edge"
     # A frontier of more than vp_max_vertices vertices (the 9 legs) goes a thread per edge.
     with PersistentBFS(device, graph, **options, vp_max_vertices=8) as step:
@@ -164,23 +197,24 @@ def test_thread_per_vertex_or_per_edge_by_the_frontier_degrees(device, edge_reco
         check_run(step, 0, result)
         sizes, expansion = frontier_sizes(result), step.last_profile["expansion"]
         assert [e for e, k in zip(expansion, sizes) if k > 8] == ["edge"] * (len(sizes) - 1)
-    broken = edit_kernel("persistent.hip", "for (bfs_u32 first = 0; warp_any(first < degree)",
-                         "for (bfs_u32 first = 1; warp_any(first < degree)")
+    broken = edit_kernel("persistent.hip", "k[r] = done + r * WARP_SIZE + lane_id();",
+                         "k[r] = done + r * WARP_SIZE + lane_id() + 1;")
     with with_kernel(PersistentBFS, broken)(device, graph, **options) as step:
         wrong = step.run(0)
     assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
 
 
-def test_overflow_of_the_single_block_is_used(device):
+@pytest.mark.parametrize("config", ["switching", "rows-switching"])
+def test_overflow_of_the_single_block_is_used(device, config):
     """From the spider's centre, level 1 has 12 vertices, found through 12 edges: the
     single block expands level 0 and its queue of 8 overflows. When the overflow holds
     the wrong vertices (the next vertex along each leg), the search goes wrong; so the
     switching configuration's queue really overflowed, and the hand-over took the
     overflow to the grid."""
-    broken = edit_kernel("persistent.hip", "S.overflow[slot - SB_CAPACITY] = found[i].vertex;",
-                         "S.overflow[slot - SB_CAPACITY] = found[i].vertex + 1;")
+    broken = edit_kernel("persistent.hip", "S.overflow[s - SB_CAPACITY] = found[i].vertex;",
+                         "S.overflow[s - SB_CAPACITY] = found[i].vertex + 1;")
     graph = spider()
-    options = configs(device.warp_size)["switching"]
+    options = configs(device.warp_size)[config]
     with PersistentBFS(device, graph, **options) as step:
         result = step.run(0, profile=True)
         check_run(step, 0, result)
@@ -262,9 +296,7 @@ def test_runaway_single_block_is_an_error(device):
     """A single block that claims every target again, visited or not, never empties its
     queues: the kernel's guard (no more levels or queued vertices than the graph has)
     ends the search with an error instead of a loop."""
-    broken = edit_kernel("persistent.hip",
-                         "if ((*word & bit) || (atomicOr(word, bit) & bit)) return false;",
-                         "atomicOr(word, bit);")
+    broken = edit_kernel("persistent.hip", "before[i] = atomicOr(", "before[i] = 0 * atomicOr(")
     with with_kernel(PersistentBFS, broken)(device, path_graph(50), **SMALL_BLOCKS) as step:
         with pytest.raises(DeviceError, match="did not finish"):
             step.run(0)
@@ -361,6 +393,68 @@ def test_edge_records():
     np.testing.assert_array_equal(records["begin"], graph.offsets[graph.targets])
 
 
+def test_rows():
+    """Row v holds v's neighbours in list order, padded with -1 to the row width: the
+    smallest power of two that holds the largest degree."""
+    for graph in (spider(legs=9), one_way(200)):  # degrees 1 to 9; 0 to 2
+        width = row_width(graph, True)
+        most = int(graph.degrees().max())
+        assert width >= most and width // 2 < most
+        rows = build_rows(graph, width)
+        assert rows.shape == (graph.num_vertices, width) and rows.dtype == np.int32
+        for v in range(graph.num_vertices):
+            lo, hi = graph.offsets[v], graph.offsets[v + 1]
+            np.testing.assert_array_equal(rows[v, :hi - lo], graph.targets[lo:hi])
+            assert (rows[v, hi - lo:] == -1).all()
+
+
+def test_row_width_by_the_degrees():
+    """Rows by default where the largest degree is at most ROW_WIDTH_MAX (8), on request
+    up to 16, never with rows=False; more than 16 edges is a clear error."""
+    assert row_width(grid2d(5, 5), None) == 4
+    assert row_width(path_graph(10), None) == 2
+    assert row_width(spider(legs=9), None) == 0 and row_width(spider(legs=9), True) == 16
+    assert row_width(grid2d(5, 5), False) == 0
+    assert row_width(CSRGraph.from_edges([0], [0], 1), None) == 1
+    with pytest.raises(RodiniaBFSError, match="a vertex of 17 edges"):
+        row_width(spider(legs=17), True)
+
+
+def test_rows_expand_every_entry(device):
+    """With rows, every entry of a row that is not padding is claimed; a kernel that
+    passes over entry 0 of each row goes wrong."""
+    graph = grid2d(37, 29)
+    broken = edit_kernel("persistent.hip", "if (row.vertex[k] >= 0) valid |= 1u << k;",
+                         "if (k > 0 && row.vertex[k] >= 0) valid |= 1u << k;")
+    with PersistentBFS(device, graph, **SMALL_BLOCKS) as step:
+        assert step.row_width == 4
+        check_run(step, 0, step.run(0))
+    with with_kernel(PersistentBFS, broken)(device, graph, **SMALL_BLOCKS) as step:
+        wrong = step.run(0)
+    assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
+
+
+@pytest.mark.parametrize("config", ["rows-switching", "log-switching"])
+def test_the_log_is_written_out(device, config):
+    """With the log, the levels and parents of what the single block finds reach the
+    arrays through persistent_flush: a flush that writes each level one too deep, or
+    that passes over the first entry, goes wrong; the runs hand over to the grid and
+    back, so every run of the single block is flushed before the grid reads the levels."""
+    graph = GRAPHS["grid-37x29"]()
+    options = configs(device.warp_size)[config]
+    with PersistentBFS(device, graph, **options) as step:
+        assert step.log
+        result = step.run(0, profile=True)
+        check_run(step, 0, result)
+        assert "grid" in kernels_run(step)
+    for old, new in [("levels[entry.vertex] = lo;", "levels[entry.vertex] = lo + 1;"),
+                     ("for (bfs_u32 i = from + blockIdx.x", "for (bfs_u32 i = from + 1 + blockIdx.x")]:
+        broken = edit_kernel("persistent.hip", old, new)
+        with with_kernel(PersistentBFS, broken)(device, graph, **options) as step:
+            wrong = step.run(0)
+        assert not np.array_equal(wrong.levels, scipy_levels(graph, 0)), old
+
+
 def test_kernel_has_no_hard_coded_warp_width():
     """The warp width comes from WARP_SIZE (bfs_common.h), never from a literal."""
     code = re.sub(r"//[^\n]*|/\*.*?\*/", "", kernel_source("persistent.hip"), flags=re.S)
@@ -391,10 +485,17 @@ def _define_sets(warp_size):
                  sb_edge_limit=0, edge_batch=1, warp_threshold=1, block_threshold=1,
                  block_piece=1, local_small=1, local_medium=1),
         tunables(warp_size, edge_batch=32, vp_max_degree=0),
+        tunables(warp_size, row_width=4, edge_records=False, log=True),
+        tunables(warp_size, row_width=16, edge_records=False, shared_bitmap=False,
+                 sb_capacity=1, sb_block_size=warp_size),
+        tunables(warp_size, log=True),
     ]
 
 
-@pytest.mark.parametrize("which", [0, 1, 2, 3], ids=["default", "plain", "tiny", "batch32"])
+DEFINE_SETS = ["default", "plain", "tiny", "batch32", "rows4-log", "rows16", "log"]
+
+
+@pytest.mark.parametrize("which", range(len(DEFINE_SETS)), ids=DEFINE_SETS)
 @pytest.mark.parametrize("arch, warp_size", [("gfx90a", 64), ("gfx1030", 32)])
 def test_hiprtc_compiles(arch, warp_size, which):
     hiprtc = hiprtc_or_skip()
@@ -403,7 +504,7 @@ def test_hiprtc_compiles(arch, warp_size, which):
     assert code[:4] == b"\x7fELF"
 
 
-@pytest.mark.parametrize("which", [0, 1, 2, 3], ids=["default", "plain", "tiny", "batch32"])
+@pytest.mark.parametrize("which", range(len(DEFINE_SETS)), ids=DEFINE_SETS)
 def test_nvrtc_compiles(which):
     nvrtc = nvrtc_or_skip()
     code = nvrtc.compile_for_arch(kernel_source("persistent.hip"), "sm_90", "persistent.hip",
@@ -414,10 +515,14 @@ def test_nvrtc_compiles(which):
 # -- on a GPU -------------------------------------------------------------------------
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("config", ["single", "grid", "switching", "plain"])
+@pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_gpu_every_configuration(gpu, name, config):
     graph = GRAPHS[name]()
+    if config.startswith("rows-") and graph.degrees().max() > 16:
+        with pytest.raises(RodiniaBFSError, match="rows need every degree to be at most 16"):
+            PersistentBFS(gpu, graph, **configs(gpu.warp_size)[config])
+        return
     with PersistentBFS(gpu, graph, **configs(gpu.warp_size)[config]) as step:
         for source in sources_of(graph):
             check_run(step, source, step.run(source, profile=True))

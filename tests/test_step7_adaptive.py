@@ -37,7 +37,7 @@ def test_registered_between_push_pull_and_multi_gpu():
 def test_kernels_found_in_included_kernel_files():
     """adaptive.hip is two includes: the emulator finds the kernels inside them."""
     names = kernel_names(kernel_source("adaptive.hip"), kernel_headers())
-    assert names == ["persistent_single", "persistent_grid", "push_pull_bfs"]
+    assert names == ["persistent_single", "persistent_flush", "persistent_grid", "push_pull_bfs"]
     assert kernel_names(kernel_source("adaptive.hip")) == []
 
 

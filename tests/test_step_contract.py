@@ -13,7 +13,7 @@ import pytest
 
 from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
-from rodinia_bfs.graphs.generators import grid2d, rodinia_graphgen
+from rodinia_bfs.graphs.generators import grid2d, kronecker, rodinia_graphgen
 from rodinia_bfs.kernels import kernel_dir, kernel_headers, kernel_source
 from rodinia_bfs.variants import STEPS, VARIANT_NAMES, GPUStep, get_step
 
@@ -152,36 +152,45 @@ def test_default_defines_are_what_the_step_compiles(device, step_class, monkeypa
         return compile_(source, name, defines=defines, headers=headers)
 
     monkeypatch.setattr(device, "compile", spy)
-    with step_class(device, grid2d(3, 3)):
-        pass
-    assert compiled == [step_class.default_defines(device.warp_size)]
+    for graph in (grid2d(3, 3), kronecker(6, seed=1, progress=False)):  # a mesh; hubs
+        compiled.clear()
+        with step_class(device, graph):
+            pass
+        assert compiled == [step_class.default_defines(device.warp_size, graph)]
 
 
 # -- compile checks: hiprtc and NVRTC, no GPU needed ---------------------------------
 
+#: The defaults for a graph of any degrees, and for a mesh (step 5's rows).
+FOR_GRAPHS = {"any": None, "mesh": lambda: grid2d(3, 3)}
+
+
+@pytest.mark.parametrize("graph", sorted(FOR_GRAPHS))
 @pytest.mark.parametrize("arch", sorted(AMD_TARGETS))
-def test_compiles_with_hiprtc(step_class, arch):
+def test_compiles_with_hiprtc(step_class, arch, graph):
     hiprtc = hiprtc_or_skip()
-    defines = step_class.default_defines(AMD_TARGETS[arch])
+    defines = step_class.default_defines(AMD_TARGETS[arch], FOR_GRAPHS[graph] and FOR_GRAPHS[graph]())
     code = hiprtc.compile_for_arch(kernel_source(step_class.kernel_file), arch,
                                    step_class.kernel_file, defines, headers=kernel_headers())
     assert code[:4] == b"\x7fELF"  # an AMD GPU code object
 
 
+@pytest.mark.parametrize("graph", sorted(FOR_GRAPHS))
 @pytest.mark.parametrize("arch", NVIDIA_TARGETS)
-def test_compiles_with_nvrtc(step_class, arch):
+def test_compiles_with_nvrtc(step_class, arch, graph):
     nvrtc = nvrtc_or_skip()
-    defines = step_class.default_defines(32)
+    defines = step_class.default_defines(32, FOR_GRAPHS[graph] and FOR_GRAPHS[graph]())
     cubin = nvrtc.compile_for_arch(kernel_source(step_class.kernel_file), arch,
                                    step_class.kernel_file, defines, headers=kernel_headers())
     assert cubin[:4] == b"\x7fELF"  # machine code for that GPU, loadable as it is
 
 
-def test_compiles_without_warnings(step_class):
+@pytest.mark.parametrize("graph", sorted(FOR_GRAPHS))
+def test_compiles_without_warnings(step_class, graph):
     """The run-time compiler's log is shown to the user: a warning there (an unreachable
     loop of a batch of one, say) would be shown at every set-up."""
     nvrtc = nvrtc_or_skip()
-    defines = step_class.default_defines(32)
+    defines = step_class.default_defines(32, FOR_GRAPHS[graph] and FOR_GRAPHS[graph]())
     _, log = nvrtc.compile_program(kernel_source(step_class.kernel_file), "sm_90",
                                    step_class.kernel_file, defines, headers=kernel_headers())
     assert log == ""

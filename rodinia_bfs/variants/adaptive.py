@@ -24,9 +24,9 @@ from rodinia_bfs.variants.persistent import CARRY_ON, LEVEL_STAMP, PersistentBFS
 
 # [adaptive-tunables-begin]
 #: Which kernel ran a level, as the LevelStamp record says: the single block (MODE_SINGLE,
-#: or STAMP_SINGLE_BY_VERTEX with a thread per vertex), the grid top-down (MODE_GRID) or
-#: bottom-up (STAMP_PULL in push_pull.hip).
-CHOICES = {1: "single", 7: "single", 2: "push", 6: "pull"}
+#: STAMP_SINGLE_BY_WARP gathered by warps, STAMP_SINGLE_BY_ROW read as rows), the grid
+#: top-down (MODE_GRID) or bottom-up (STAMP_PULL in push_pull.hip).
+CHOICES = {1: "single", 7: "single", 8: "single", 2: "push", 6: "pull"}
 
 
 #: The grid gives a frontier back to the single block only after this many levels in a
@@ -77,8 +77,9 @@ class AdaptiveBFS(PersistentBFS):
     kernel_file = "adaptive.hip"
 
     @classmethod
-    def default_defines(cls, warp_size: int) -> dict:
-        return tunables(warp_size)
+    def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
+        width = persistent.row_width(graph, None) if graph is not None else 0
+        return tunables(warp_size, edge_records=not width, row_width=width, log=bool(width))
 
     # [adaptive-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, *, alpha: int = push_pull.ALPHA,
@@ -188,7 +189,7 @@ class AdaptiveBFS(PersistentBFS):
                  grid_launch[push_pull.LARGE_COUNT]) = map(np.uint32, self._start_queues)
             grid_launch[push_pull.SOURCE], start = start, CARRY_ON
             grid_launch(self.stream)
-            single(self.stream)
+            self._launch_single(single)
     # [adaptive-start-end]
 
     def run(self, source: int, profile: bool = False) -> BFSResult:

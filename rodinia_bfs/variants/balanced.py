@@ -88,7 +88,7 @@ class BalancedBFS(GPUStep):
     spare_pieces = 0
 
     @classmethod
-    def default_defines(cls, warp_size: int) -> dict:
+    def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
         return tunables(warp_size)
 
     # [balanced-setup-begin]

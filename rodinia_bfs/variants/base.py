@@ -116,9 +116,11 @@ class GPUStep(ABC):
         self.stream = device.stream()
 
     @classmethod
-    def default_defines(cls, warp_size: int) -> dict:
+    def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
         """The ``-D`` tunables this step compiles with by default on a device of
-        ``warp_size``; the compile checks for every target use them too."""
+        ``warp_size``; the compile checks for every target use them too. A step whose
+        defaults depend on the graph (step 5's rows) gives those of ``graph`` where one is
+        given, and those of a graph of any degrees where not."""
         return {}
 
     def _compile(self, defines: dict) -> "object":

@@ -208,7 +208,7 @@ class MultiGpuBFS(GPUStep):
     returns_parents = True
 
     @classmethod
-    def default_defines(cls, warp_size: int) -> dict:
+    def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
         # Step 4's (the expand kernel is step 4's gathers) and step 6's for its sweep.
         return {**tunables(warp_size), "BU_PROBE": BU_PROBE, "BU_WARP_THRESHOLD": warp_size}
 

@@ -24,7 +24,8 @@ from rodinia_bfs.variants.base import GPUStep, LevelTimer, check_fits
 #: Threads of the single block: the most a block may have, for the widest levels.
 SB_BLOCK_SIZE = 1024
 
-#: Entries of each of the single block's two queues (32 bytes per entry for the pair).
+#: Entries of each of the single block's two queues (32 bytes per entry for the pair;
+#: 8 with rows).
 #: Road networks and meshes have at most a few thousand vertices in a level.
 SB_CAPACITY = 2048
 
@@ -36,20 +37,28 @@ SB_EDGE_LIMIT = 16 * 1024
 #: are in flight together.
 EDGE_BATCH = 4
 
-#: The single block takes a thread per frontier vertex, instead of a thread per edge,
-#: while no vertex of the frontier has more edges than this (0: always a thread per
-#: edge). Road networks have at most 8, meshes 4.
+#: The single block gathers a level by warps (a warp takes a slot per lane, then the
+#: edges of those lists, a lane per edge), instead of a thread per edge of the whole
+#: level, while no vertex of the frontier has more edges than this (0: never). Road
+#: networks have at most 8, meshes 4; a hub would keep one warp busy while the others
+#: wait.
 VP_MAX_DEGREE = 16
 
-#: ... and while the frontier has at most this many vertices. A wide frontier is
-#: expanded faster a thread per edge: a warp's loads then read consecutive edges, where
-#: a thread per vertex reads a list per thread.
-VP_MAX_VERTICES = 512
+#: ... and while the frontier has at most this many vertices.
+VP_MAX_VERTICES = 1 << 20
+
+#: A graph whose every vertex has at most this many edges (a road network, a mesh) is
+#: read by the single block as rows: each vertex's neighbours padded to a fixed width,
+#: the smallest power of two that holds the largest degree (``rows=None``).
+ROW_WIDTH_MAX = 8
 
 #: Pairs of kernels (single block, grid) queued between two read-backs of the Control
 #: record: each kernel of a pair either runs levels or returns at once.
 ROUNDS = 2
 # [persistent-tunables-end]
+
+#: Threads per block of persistent_flush.
+FLUSH_BLOCK_SIZE = 256
 
 #: Threads per block of the grid kernel: as many as a block may have. A grid barrier
 #: costs more the more blocks take part (the runtime chapter measures it), so the grid
@@ -60,15 +69,17 @@ BLOCK_SIZE = 1024
 #: counters, and what the compiler reserves (1 KiB per block on recent NVIDIA GPUs).
 SB_STATIC_EXTRA = 2048
 
-#: The Control record (persistent.hip): six 4-byte fields and an 8-byte one, and its modes.
-CONTROL_BYTES = 32
+#: The Control record (persistent.hip): six 4-byte fields, an 8-byte one and four more
+#: 4-byte ones, and its modes.
+CONTROL_BYTES = 48
 MODE_SINGLE, MODE_GRID, MODE_DONE, MODE_RUNAWAY, MODE_FAILED = 1, 2, 3, 4, 5
 #: The single block's `start` argument for a launch that carries on from the Control
 #: record (the first launch of a search passes the source instead).
 CARRY_ON = np.int32(-1)
 
-#: A LevelStamp's kernel field for a single-block level run with a thread per vertex.
-STAMP_SINGLE_BY_VERTEX = 7
+#: A LevelStamp's kernel field for a single-block level gathered by warps, and read as
+#: rows.
+STAMP_SINGLE_BY_WARP, STAMP_SINGLE_BY_ROW = 7, 8
 
 #: What a profile run records at the start of each level (LevelStamp in persistent.hip).
 LEVEL_STAMP = np.dtype([("clock", "<u8"), ("kernel", "<u4"), ("entries", "<u4")])
@@ -82,7 +93,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
              edge_batch: int = EDGE_BATCH, shared_bitmap: bool = True,
              edge_records: bool = True, hand_back: bool = True,
              vp_max_degree: int = VP_MAX_DEGREE, vp_max_vertices: int = VP_MAX_VERTICES,
-             **grid) -> dict:
+             row_width: int = 0, log: bool = False, **grid) -> dict:
     """The ``-D`` macros of both kernels: step 4's for the grid (``grid`` takes its
     ``warp_threshold``, ``block_threshold``, ``block_piece``, ``local_small`` and
     ``local_medium``), and the single block's."""
@@ -91,8 +102,36 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
                    SB_EDGE_LIMIT=sb_edge_limit, EDGE_BATCH=edge_batch,
                    SHARED_BITMAP=int(bool(shared_bitmap)), EDGE_RECORDS=int(bool(edge_records)),
                    HAND_BACK=int(bool(hand_back)), VP_MAX_DEGREE=vp_max_degree,
-                   VP_MAX_VERTICES=vp_max_vertices)
+                   VP_MAX_VERTICES=vp_max_vertices, SB_ROW_WIDTH=row_width, SB_LOG=int(bool(log)))
     return defines
+
+
+def row_width(graph: CSRGraph, rows: bool | None) -> int:
+    """The width of the single block's rows (0: none): the smallest power of two that
+    holds every vertex's edges, where ``rows`` asks for them (``None``: where that is at
+    most ROW_WIDTH_MAX)."""
+    if rows is False:
+        return 0
+    most = int(graph.degrees().max()) if graph.num_vertices else 0
+    width = 1 << max(most - 1, 0).bit_length()
+    if rows is None:
+        return width if width <= ROW_WIDTH_MAX else 0
+    if width > 16:
+        raise RodiniaBFSError(f"rows need every degree to be at most 16; this graph has a vertex "
+                              f"of {most} edges")
+    return width
+
+
+def build_rows(graph: CSRGraph, width: int) -> np.ndarray:
+    """Row v: vertex v's neighbours, padded with -1 to ``width`` entries (Row in
+    persistent.hip)."""
+    n = graph.num_vertices
+    rows = np.full((max(n, 1), width), -1, np.int32)
+    degrees = graph.degrees()
+    owner = np.repeat(np.arange(n), degrees)
+    position = np.arange(graph.num_edges) - np.repeat(graph.offsets[:-1], degrees)
+    rows[owner, position] = graph.targets
+    return rows
 
 
 def build_edge_records(graph: CSRGraph) -> np.ndarray:
@@ -117,8 +156,9 @@ class PersistentBFS(GPUStep):
     one_level_per_iteration = True
 
     @classmethod
-    def default_defines(cls, warp_size: int) -> dict:
-        return tunables(warp_size)
+    def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
+        width = row_width(graph, None) if graph is not None else 0
+        return tunables(warp_size, edge_records=not width, row_width=width, log=bool(width))
 
     # [persistent-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = BLOCK_SIZE,
@@ -126,11 +166,15 @@ class PersistentBFS(GPUStep):
                  sb_edge_limit: int = SB_EDGE_LIMIT, edge_batch: int = EDGE_BATCH,
                  shared_bitmap: bool | None = None, edge_records: bool = True,
                  hand_back: bool = True, vp_max_degree: int = VP_MAX_DEGREE,
-                 vp_max_vertices: int = VP_MAX_VERTICES, rounds: int = ROUNDS,
+                 vp_max_vertices: int = VP_MAX_VERTICES, rows: bool | None = None,
+                 log: bool | None = None, rounds: int = ROUNDS,
                  max_grid_blocks: int | None = None, **grid):
         """``sb_capacity=None`` takes the default, or less where the device's shared
         memory is smaller; ``shared_bitmap=None`` puts the visited bitmap in shared
-        memory where it fits. ``grid`` holds step 4's tunables for the grid kernel."""
+        memory where it fits; ``rows=None`` reads the graph as rows where its degrees
+        allow (:func:`row_width`); ``log=None`` logs the single block's finds (for
+        ``persistent_flush``) where it reads rows. ``grid`` holds step 4's tunables for
+        the grid kernel."""
         super().__init__(device, graph)
         n = graph.num_vertices
         self._check_options(device, sb_block_size, sb_edge_limit, edge_batch, rounds,
@@ -138,16 +182,20 @@ class PersistentBFS(GPUStep):
         if min(vp_max_degree, vp_max_vertices) < 0:
             raise RodiniaBFSError(f"vp_max_degree and vp_max_vertices must be at least 0, got "
                                   f"{vp_max_degree} and {vp_max_vertices}")
+        width = row_width(graph, rows)
+        edge_records = edge_records and not width  # rows hold what the records would
+        log = bool(width) if log is None else bool(log)
         defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
                            sb_edge_limit, edge_batch, True, edge_records, hand_back,
-                           vp_max_degree, vp_max_vertices, **grid)
+                           vp_max_degree, vp_max_vertices, width, log, **grid)
         balanced.BalancedBFS._check_tunables(device, defines, 1)
         capacity, in_shared, self.dynamic_shared = self._plan_shared_memory(
             device, defines, sb_capacity, shared_bitmap)
         defines.update(SB_CAPACITY=capacity, SHARED_BITMAP=int(in_shared))
         self.defines = defines
         self.block_size, self.sb_block_size, self.rounds = block_size, sb_block_size, rounds
-        self.sb_capacity, self.shared_bitmap = capacity, in_shared
+        self.sb_capacity, self.shared_bitmap, self.row_width = capacity, in_shared, width
+        self.log = log
         degrees = graph.degrees()
         if edge_records and degrees.size and int(degrees.max()) >= 2**32:
             raise RodiniaBFSError("edge_records needs every degree below 2^32")
@@ -156,13 +204,17 @@ class PersistentBFS(GPUStep):
         self.large_capacity = max(int(pieces.sum()), 1)
         self.overflow_capacity = max(min(n, sb_edge_limit), 1)
         # offsets (8 B), levels, parents, two small and two medium queues (4 B each),
-        # the overflow and the bitmap per vertex; an edge (4 B) and its record (16 B);
-        # two large queues of 8-byte pieces.
-        check_fits(device, graph, bytes_per_vertex=37 + ceil_div(16 * self.large_capacity, max(n, 1)),
+        # the overflow and the bitmap per vertex, its row and its log entry (8 B, and 4 B
+        # of the log's level index); an edge (4 B) and its record (16 B); two large
+        # queues of 8-byte pieces.
+        check_fits(device, graph,
+                   bytes_per_vertex=(37 + 4 * width + 12 * log
+                                     + ceil_div(16 * self.large_capacity, max(n, 1))),
                    bytes_per_edge=20 if edge_records else 4)
         module = self._compile(defines)
         self.single = module.get_function("persistent_single")
         self.grid = module.get_function("persistent_grid")
+        self.flush = module.get_function("persistent_flush")
         blocks = device.cooperative_grid(self.grid, block_size)
         self.grid_blocks = min(blocks, max_grid_blocks or blocks)
 
@@ -170,6 +222,11 @@ class PersistentBFS(GPUStep):
         self.edges = self._upload(graph.targets)
         records = build_edge_records(graph) if edge_records else np.zeros(1, EDGE_RECORD)
         self.records = self._upload(records)  # each edge with its target's list
+        self.rows = self._upload(build_rows(graph, width) if width else np.zeros(1, np.int32))
+        # The single block's log (SB_LOG): a LogEntry per vertex, and where each level's
+        # entries begin.
+        self.log_entries = self._alloc(8 * n if log else 8)
+        self.log_levels = self._alloc(4 * (n + 2) if log else 4)
         # Levels and parents in one allocation, and the bitmap with the grid barriers in
         # another, so that the reset is one memset each.
         self.levels_and_parents = self._alloc(8 * n)
@@ -190,6 +247,7 @@ class PersistentBFS(GPUStep):
         self.barriers = self.cleared.view(bitmap_bytes, GRID_BARRIER_BYTES * rounds)
         self.stamps = None  # device clock per level, allocated by the first profile run
         self._launches = {}  # profile or not -> the kernels' prepared launches (_host_loop)
+        self._flush_launch = None  # persistent_flush's prepared launch, with SB_LOG
         self._cleared = False  # bitmap and barriers zeroed (by the first reset)
         self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
         # Pinned host memory: the Control record comes back there.
@@ -216,27 +274,28 @@ class PersistentBFS(GPUStep):
     def _plan_shared_memory(self, device, defines, capacity, shared_bitmap) -> tuple[int, bool, int]:
         """The single block's queue capacity, whether its bitmap is in shared memory, and
         the dynamic shared memory of its launch, within what a block may have on this
-        device. The queues take 32 bytes per entry, the bitmap one bit per vertex; step
-        4's local queues (for a hand-over) are static."""
+        device. The queues take 32 bytes per entry (8 with rows: the vertex alone), the
+        bitmap one bit per vertex; step 4's local queues (for a hand-over) are static."""
         budget = device.max_shared_memory_per_block
         static = 4 * (defines["LOCAL_SMALL"] + defines["LOCAL_MEDIUM"]) + SB_STATIC_EXTRA
+        entry = 8 if defines["SB_ROW_WIDTH"] else 32
         bitmap = 4 * ceil_div(self.graph.num_vertices, 32)
         if capacity is None:  # the default, halved until the queues fit
             capacity = SB_CAPACITY
-            while capacity > 1 and static + 32 * capacity > budget:
+            while capacity > 1 and static + entry * capacity > budget:
                 capacity //= 2
-        if capacity < 1 or static + 32 * capacity > budget:
+        if capacity < 1 or static + entry * capacity > budget:
             raise RodiniaBFSError(
-                f"sb_capacity {capacity} needs {static + 32 * capacity:,} bytes of shared "
+                f"sb_capacity {capacity} needs {static + entry * capacity:,} bytes of shared "
                 f"memory; a block of {device.name} may have {budget:,}")
-        fits = static + 32 * capacity + bitmap <= budget
+        fits = static + entry * capacity + bitmap <= budget
         if shared_bitmap and not fits:
             raise RodiniaBFSError(
                 f"the visited bitmap of {self.graph.num_vertices:,} vertices ({bitmap:,} bytes) "
                 f"and queues of {capacity} entries do not fit the {budget:,} bytes of shared "
                 f"memory of a block of {device.name}; use shared_bitmap=False")
         in_shared = fits if shared_bitmap is None else bool(shared_bitmap)
-        return capacity, in_shared, 32 * capacity + (bitmap if in_shared else 0)
+        return capacity, in_shared, entry * capacity + (bitmap if in_shared else 0)
     # [persistent-plan-end]
 
     def _reset(self, source: int) -> None:
@@ -258,9 +317,10 @@ class PersistentBFS(GPUStep):
         graph = (self.offsets, self.edges)
         queues = (self.smalls, self.mediums, self.larges, np.uint32(self.large_capacity),
                   self.counts)
-        single = [*graph, self.records, self.levels, self.parents, self.bitmap, n, self.control,
-                  *queues, self.overflow, np.uint32(self.overflow_capacity),
-                  stamps, np.uint32(stamp_capacity), CARRY_ON]  # the last: start (_host_loop)
+        single = [*graph, self.records, self.rows, self.levels, self.parents, self.bitmap, n,
+                  self.control, *queues, self.overflow, np.uint32(self.overflow_capacity),
+                  stamps, np.uint32(stamp_capacity), self.log_entries, self.log_levels,
+                  CARRY_ON]  # the last: start (_host_loop)
         grid = [(*graph, self.levels, self.parents, self.bitmap, n, self.control, *queues,
                  self._barrier(r), stamps, np.uint32(stamp_capacity))
                 for r in range(self.rounds)]
@@ -297,6 +357,13 @@ class PersistentBFS(GPUStep):
                 [dev.prepare_launch(self.grid, self.grid_blocks, self.block_size, args,
                                     cooperative=True) for args in grid_args])
         single, grids = self._launches[self._profile]
+        if self.log and self._flush_launch is None:
+            # The whole GPU writes out what the single block logged (persistent_flush).
+            blocks = dev.cooperative_grid(self.flush, FLUSH_BLOCK_SIZE)
+            self._flush_launch = dev.prepare_launch(
+                self.flush, blocks, FLUSH_BLOCK_SIZE,
+                [self.log_entries, self.log_levels, self.control, self.levels, self.parents,
+                 np.int32(n)])
 
         # [persistent-host-loop-begin]
         reached = -1  # the level the last batch stopped at
@@ -338,8 +405,14 @@ class PersistentBFS(GPUStep):
         on from the Control record (start -1), or returns at once if it is not its turn."""
         for grid_launch in grids:
             single[-1], start = start, CARRY_ON
-            single(self.stream)
+            self._launch_single(single)
             grid_launch(self.stream)
+
+    def _launch_single(self, single) -> None:
+        """The single block, and with SB_LOG the flush that writes out its log behind it."""
+        single(self.stream)
+        if self.log:
+            self._flush_launch(self.stream)
     # [persistent-batch-end]
 
     # [persistent-profile-begin]
@@ -349,8 +422,10 @@ class PersistentBFS(GPUStep):
         ticks a second). Also keeps which kernel ran each level, and its queue entries,
         in ``last_profile``."""
         stamps = self.device.from_device(self.stamps, iterations + 1, LEVEL_STAMP)
-        kernels = {MODE_SINGLE: "single", STAMP_SINGLE_BY_VERTEX: "single", MODE_GRID: "grid"}
-        expansions = {MODE_SINGLE: "edge", STAMP_SINGLE_BY_VERTEX: "vertex", MODE_GRID: "grid"}
+        kernels = {MODE_SINGLE: "single", STAMP_SINGLE_BY_WARP: "single",
+                   STAMP_SINGLE_BY_ROW: "single", MODE_GRID: "grid"}
+        expansions = {MODE_SINGLE: "edge", STAMP_SINGLE_BY_WARP: "warp",
+                      STAMP_SINGLE_BY_ROW: "row", MODE_GRID: "grid"}
         ran = stamps["kernel"][:iterations].tolist()
         #: Per level of the last profile run: the kernel that ran it, its queue entries
         #: (vertices for the single block; small, medium and large pieces for the grid),

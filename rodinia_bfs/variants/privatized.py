@@ -44,7 +44,7 @@ class PrivatizedBFS(QueueBFS):
     kernel_name = "privatized_expand"
 
     @classmethod
-    def default_defines(cls, warp_size: int) -> dict:
+    def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
         return {"BLOCK_SIZE": BLOCK_SIZE, "LOCAL_CAPACITY": LOCAL_CAPACITY}
 
     # [privatized-setup-begin]

@@ -136,7 +136,7 @@ class PushPullBFS(BalancedBFS):
     reports_frontier_sizes = True
 
     @classmethod
-    def default_defines(cls, warp_size: int) -> dict:
+    def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
         return tunables(warp_size)
 
     # [push-pull-setup-begin]

@@ -36,7 +36,7 @@ class QueueBFS(GPUStep):
     counter_words = 1
 
     @classmethod
-    def default_defines(cls, warp_size: int) -> dict:
+    def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
         return {"BLOCK_SIZE": 256}
 
     # [queue-setup-begin]

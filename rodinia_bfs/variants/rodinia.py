@@ -22,7 +22,7 @@ class RodiniaBFS(GPUStep):
     kernel_file = "rodinia.hip"
 
     @classmethod
-    def default_defines(cls, warp_size: int) -> dict:
+    def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
         return {"BLOCK_SIZE": 512}
 
     # [rodinia-setup-begin]
