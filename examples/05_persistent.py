@@ -72,11 +72,19 @@ def main() -> int:
             print(f"  single block: {step.sb_block_size} threads, queues of {step.sb_capacity} "
                   f"entries, visited bitmap in {'shared' if step.shared_bitmap else 'global'} "
                   f"memory; grid: {step.grid_blocks} blocks of {step.block_size} threads")
+            # A graph of small degrees is read as rows, and what the block finds goes to
+            # a log that persistent_flush writes out (chapter 5).
+            print(f"  the graph read as {f'rows of {step.row_width}' if step.row_width else 'lists'}"
+                  f"{', finds logged' if step.log else ''}")
             result = step.run(source, profile=True)
             kernels = step.last_profile["kernel"]  # which kernel ran each level
+            # How the single block expanded each of its levels: "row", "warp" or "edge".
+            expanded = sorted({e for k, e in zip(kernels, step.last_profile["expansion"])
+                               if k == "single"})
             waits = step.last_host_waits
         switches = sum(a != b for a, b in zip(kernels, kernels[1:]))
-        print(f"  {result.iterations} levels; {runs_of(kernels)}")
+        print(f"  {result.iterations} levels; {runs_of(kernels)}; the single block's levels "
+              f"expanded by {', '.join(expanded) or '-'}")
         print(f"  {switches} switches between the kernels; the host waited {waits} time(s) "
               f"(steps 1 to 4 wait once per level: {result.iterations} times)")
         sizes = step.last_profile["entries"]  # queue entries per level, counted on the device

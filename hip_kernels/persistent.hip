@@ -16,7 +16,9 @@
 // Each kernel runs levels until the frontier no longer suits it, writes where it
 // stopped into a Control record in device memory, and returns; the other kernel,
 // launched behind it on the same stream, carries on from there. A kernel launched when
-// it is not its turn returns at once.
+// it is not its turn returns at once. A graph of small degrees (a road network, a mesh)
+// is read by the single block as rows (Row), and what the block finds is logged and
+// written out by a third kernel, persistent_flush, behind each of its launches.
 #include "frontier.h"
 
 // [persistent-tunables-begin]
@@ -698,23 +700,23 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     // local queues for a hand-over.
     DYNAMIC_SHARED(edge_t, shared);  // edge_t first: it needs 8-byte alignment
     __shared__ LevelCount counter[3];
-#if SB_ROW_WIDTH > 0
+    #if SB_ROW_WIDTH > 0
     __shared__ bfs_u64 expanded;  // the edges the block expanded
-#endif
+    #endif
     __shared__ bfs_u32 warp_sums[SB_BLOCK_SIZE / WARP_SIZE];
     __shared__ LocalQueues local;
     __shared__ int broken;
-#if SB_ROW_WIDTH > 0
+    #if SB_ROW_WIDTH > 0
     edge_t* begins = nullptr;
     vertex_t* vertices = (vertex_t*)shared;  // 2 * SB_CAPACITY
     bfs_u32* degrees = nullptr;
     bfs_u32* bitmap = SHARED_BITMAP ? (bfs_u32*)(vertices + 2 * SB_CAPACITY) : global_bitmap;
-#else
+    #else
     edge_t* begins = shared;  // 2 * SB_CAPACITY of each
     vertex_t* vertices = (vertex_t*)(begins + 2 * SB_CAPACITY);
     bfs_u32* degrees = (bfs_u32*)(vertices + 2 * SB_CAPACITY);
     bfs_u32* bitmap = SHARED_BITMAP ? degrees + 2 * SB_CAPACITY : global_bitmap;
-#endif
+    #endif
     const SingleBlock S = {vertices, begins, degrees, bitmap, overflow, overflow_capacity,
                            &broken, warp_sums, offsets, edges, records, rows, levels, parents,
                            log, log_levels, (bfs_u32)n};
@@ -733,9 +735,9 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     const bfs_u32 small_count = level == 0 ? 0 : Q.count(level, SMALL);
     const bfs_u32 medium_count = level == 0 ? 0 : Q.count(level, MEDIUM);
     if (threadIdx.x < 3) counter[threadIdx.x] = LevelCount{0, 0, 0};
-#if SB_ROW_WIDTH > 0
+    #if SB_ROW_WIDTH > 0
     if (threadIdx.x == 0) expanded = 0;
-#endif
+    #endif
     if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
     if (threadIdx.x == 0) broken = 0;
     __syncthreads();  // the bitmap and the counters are ready; the grid's counts are read
@@ -757,9 +759,9 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     // is not logged (the source, or what the grid handed back: their levels are written).
     const level_t log_level = level + 1;
     bfs_u32 logged = 0;
-#if SB_ROW_WIDTH > 0
+    #if SB_ROW_WIDTH > 0
     bfs_u64 my_expanded = 0;  // the entries this thread expanded
-#endif
+    #endif
     for (;;) {
         const bfs_u32 count = counter[level % 3].vertices;
         const bfs_u32 total = counter[level % 3].edges;
@@ -791,9 +793,9 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
         }
         if (threadIdx.x == 0) counter[(level + 2) % 3] = LevelCount{0, 0, 0};  // read a barrier ago
         LevelCount* const next = &counter[(level + 1) % 3];
-#if SB_ROW_WIDTH > 0
+    #if SB_ROW_WIDTH > 0
         my_expanded += expand_rows(S, level % 2, count, level, next, logged);
-#else
+    #else
         visited_edges += total;  // exact: a level with a clamped degree went to the grid
         if (by_warp) {
             expand_warps(S, level % 2, count, level, next, logged);
@@ -801,20 +803,20 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
             degrees_to_starts(S, level % 2, count);
             expand_single(S, level % 2, count, total, level, next, logged);
         }
-#endif
+    #endif
         __syncthreads();  // the level is done: its queue and counter are complete
         previous = count;
         level++;
     }
     // [persistent-single-loop-end]
-#if SB_ROW_WIDTH > 0
+    #if SB_ROW_WIDTH > 0
     // The edges out of the levels run, for step 7's rule: the block's sum, once.
     for (int d = WARP_SIZE / 2; d > 0; d /= 2)
         my_expanded += (bfs_u64)warp_shfl((bfs_i64)my_expanded, (int)(lane_id() ^ (unsigned)d));
     if (lane_id() == 0 && my_expanded > 0) atomicAdd(&expanded, my_expanded);
     __syncthreads();
     visited_edges += expanded;
-#endif
+    #endif
     if (threadIdx.x == 0) {
         control->mode = mode;
         control->level = level;

@@ -45,7 +45,7 @@ INCLUDES = {
     "gpu_results.inc": ("benchmarks/results/h200-2026-11-21", "results"),
     "gpu_table.inc": ("benchmarks/results/h200-2026-11-21", "tables"),
     "gpu_levels.inc": ("benchmarks/results/h200-2026-11-21", "levels"),
-    "h100_levels.inc": ("benchmarks/results/h100-2026-11-22h", "levels"),
+    "h100_levels.inc": ("benchmarks/results/h100-2026-11-23c", "levels"),
 }
 
 

@@ -6,7 +6,9 @@ cooperative launch that runs the levels of a larger frontier with step 4's queue
 grid-wide barrier between levels. Each leaves a ``Control`` record saying where it
 stopped, and whose turn it is. The host queues the two kernels alternately, ``rounds``
 pairs at a time, and reads the record back once per batch: on a road network the single
-block runs the whole search and the host waits once.
+block runs the whole search and the host waits once. There the single block reads the
+graph as rows (:func:`build_rows`) and logs what it finds; ``persistent_flush``, launched
+behind each single block, writes the levels and parents out with the whole GPU.
 """
 
 from __future__ import annotations
