@@ -86,12 +86,10 @@ struct Control {
     // level before `level`, and the edges out of every level before `level`.
     bfs_u32 previous;
     bfs_u64 visited_edges;
-    // With SB_LOG, what the single block's last run logged: entries log_from to log_to
-    // of the log, of levels log_level and on (LogEntry), for persistent_flush.
-    bfs_u32 log_from;
+    // With SB_LOG, what the single block's last run logged, for persistent_flush: the
+    // first log_to entries of the log, of levels log_level and on (LogEntry).
     bfs_u32 log_to;
     level_t log_level;
-    bfs_u32 unused;
 };
 #define MODE_SINGLE 1
 #define MODE_GRID 2
@@ -683,7 +681,7 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     if (!fresh && control->mode != MODE_SINGLE) {  // the grid's turn, or the end
         // Nothing new for the persistent_flush behind this launch: the one after this
         // kernel's last run has written that run's log out.
-        if (SB_LOG && blockIdx.x == 0 && threadIdx.x == 0) control->log_from = control->log_to;
+        if (SB_LOG && blockIdx.x == 0 && threadIdx.x == 0) control->log_to = 0;
         return;
     }
     const GridQueues Q = {smalls, mediums, larges, large_capacity, counts, n};
@@ -823,7 +821,6 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
         control->enqueued = enqueued;
         control->previous = previous;
         control->visited_edges = visited_edges;
-        control->log_from = 0;
         control->log_to = logged;
         control->log_level = log_level;
         if (fresh) {  // the rest of the record, for the grid
@@ -843,11 +840,9 @@ extern "C" __global__ void
 persistent_flush(const LogEntry* log, const bfs_u32* log_levels, const Control* control,
                  level_t* levels, vertex_t* parents, vertex_t n)
 {
-    const bfs_u32 from = control->log_from;
     const bfs_u32 to = at_most(control->log_to, (bfs_u32)n);
     const level_t first = control->log_level, last = control->level;
-    for (bfs_u32 i = from + blockIdx.x * blockDim.x + threadIdx.x; i < to;
-         i += gridDim.x * blockDim.x) {
+    for (bfs_u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < to; i += gridDim.x * blockDim.x) {
         level_t lo = first, hi = last;
         while (lo < hi) {
             const level_t mid = lo + (hi - lo + 1) / 2;

@@ -448,7 +448,7 @@ def test_the_log_is_written_out(device, config):
         check_run(step, 0, result)
         assert "grid" in kernels_run(step)
     for old, new in [("levels[entry.vertex] = lo;", "levels[entry.vertex] = lo + 1;"),
-                     ("for (bfs_u32 i = from + blockIdx.x", "for (bfs_u32 i = from + 1 + blockIdx.x")]:
+                     ("for (bfs_u32 i = blockIdx.x", "for (bfs_u32 i = 1 + blockIdx.x")]:
         broken = edit_kernel("persistent.hip", old, new)
         with with_kernel(PersistentBFS, broken)(device, graph, **options) as step:
             wrong = step.run(0)

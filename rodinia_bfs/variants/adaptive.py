@@ -78,8 +78,7 @@ class AdaptiveBFS(PersistentBFS):
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
-        width = persistent.row_width(graph, None) if graph is not None else 0
-        return tunables(warp_size, edge_records=not width, row_width=width, log=bool(width))
+        return tunables(warp_size, **persistent.graph_defaults(graph))
 
     # [adaptive-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, *, alpha: int = push_pull.ALPHA,

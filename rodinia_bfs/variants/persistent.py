@@ -71,9 +71,9 @@ BLOCK_SIZE = 1024
 #: counters, and what the compiler reserves (1 KiB per block on recent NVIDIA GPUs).
 SB_STATIC_EXTRA = 2048
 
-#: The Control record (persistent.hip): six 4-byte fields, an 8-byte one and four more
+#: The Control record (persistent.hip): six 4-byte fields, an 8-byte one and two more
 #: 4-byte ones, and its modes.
-CONTROL_BYTES = 48
+CONTROL_BYTES = 40
 MODE_SINGLE, MODE_GRID, MODE_DONE, MODE_RUNAWAY, MODE_FAILED = 1, 2, 3, 4, 5
 #: The single block's `start` argument for a launch that carries on from the Control
 #: record (the first launch of a search passes the source instead).
@@ -124,6 +124,13 @@ def row_width(graph: CSRGraph, rows: bool | None) -> int:
     return width
 
 
+def graph_defaults(graph: CSRGraph | None) -> dict:
+    """The tunables that depend on the graph, as the step chooses them by default: rows
+    (and the log with them, and no edge records) where the degrees allow."""
+    width = row_width(graph, None) if graph is not None else 0
+    return dict(edge_records=not width, row_width=width, log=bool(width))
+
+
 def build_rows(graph: CSRGraph, width: int) -> np.ndarray:
     """Row v: vertex v's neighbours, padded with -1 to ``width`` entries (Row in
     persistent.hip)."""
@@ -159,8 +166,7 @@ class PersistentBFS(GPUStep):
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
-        width = row_width(graph, None) if graph is not None else 0
-        return tunables(warp_size, edge_records=not width, row_width=width, log=bool(width))
+        return tunables(warp_size, **graph_defaults(graph))
 
     # [persistent-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = BLOCK_SIZE,
@@ -249,9 +255,14 @@ class PersistentBFS(GPUStep):
         self.barriers = self.cleared.view(bitmap_bytes, GRID_BARRIER_BYTES * rounds)
         self.stamps = None  # device clock per level, allocated by the first profile run
         self._launches = {}  # profile or not -> the kernels' prepared launches (_host_loop)
-        self._flush_launch = None  # persistent_flush's prepared launch, with SB_LOG
         self._cleared = False  # bitmap and barriers zeroed (by the first reset)
         self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
+        # With SB_LOG, the whole GPU writes out what the single block logged
+        # (persistent_flush): the same launch behind every launch of the single block.
+        self._flush_launch = device.prepare_launch(
+            self.flush, device.cooperative_grid(self.flush, FLUSH_BLOCK_SIZE), FLUSH_BLOCK_SIZE,
+            [self.log_entries, self.log_levels, self.control, self.levels, self.parents,
+             np.int32(n)]) if log else None
         # Pinned host memory: the Control record comes back there.
         self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.int32)
     # [persistent-setup-end]
@@ -359,13 +370,6 @@ class PersistentBFS(GPUStep):
                 [dev.prepare_launch(self.grid, self.grid_blocks, self.block_size, args,
                                     cooperative=True) for args in grid_args])
         single, grids = self._launches[self._profile]
-        if self.log and self._flush_launch is None:
-            # The whole GPU writes out what the single block logged (persistent_flush).
-            blocks = dev.cooperative_grid(self.flush, FLUSH_BLOCK_SIZE)
-            self._flush_launch = dev.prepare_launch(
-                self.flush, blocks, FLUSH_BLOCK_SIZE,
-                [self.log_entries, self.log_levels, self.control, self.levels, self.parents,
-                 np.int32(n)])
 
         # [persistent-host-loop-begin]
         reached = -1  # the level the last batch stopped at
