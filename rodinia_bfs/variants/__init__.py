@@ -14,6 +14,7 @@ from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
 from rodinia_bfs.variants.persistent import PersistentBFS
 from rodinia_bfs.variants.privatized import PrivatizedBFS
 from rodinia_bfs.variants.push_pull import PushPullBFS
+from rodinia_bfs.variants.push_pull_basic import PushPullBasicBFS
 from rodinia_bfs.variants.queue import QueueBFS
 from rodinia_bfs.variants.rodinia import RodiniaBFS
 
@@ -25,6 +26,7 @@ STEPS: dict[str, type[GPUStep]] = {
     PrivatizedBFS.name: PrivatizedBFS,
     BalancedBFS.name: BalancedBFS,
     PersistentBFS.name: PersistentBFS,
+    PushPullBasicBFS.name: PushPullBasicBFS,
     PushPullBFS.name: PushPullBFS,
     AdaptiveBFS.name: AdaptiveBFS,
     MultiGpuBFS.name: MultiGpuBFS,
