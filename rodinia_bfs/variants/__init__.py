@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.variants.adaptive import AdaptiveBFS
+from rodinia_bfs.variants.adaptive_basic import AdaptiveBasicBFS
 from rodinia_bfs.variants.balanced import BalancedBFS
 from rodinia_bfs.variants.base import GPUStep
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
@@ -28,6 +29,7 @@ STEPS: dict[str, type[GPUStep]] = {
     PersistentBFS.name: PersistentBFS,
     PushPullBasicBFS.name: PushPullBasicBFS,
     PushPullBFS.name: PushPullBFS,
+    AdaptiveBasicBFS.name: AdaptiveBasicBFS,
     AdaptiveBFS.name: AdaptiveBFS,
     MultiGpuBFS.name: MultiGpuBFS,
 }

@@ -149,8 +149,8 @@ class PushPullBasicBFS(GPUStep):
         dev.memcpy_htod_async(self.queues[0].view(0, 4), self.h_source, s)
         return source
 
-    def _grid(self, items: int) -> int:
-        return max(1, min(ceil_div(items, self.block_size), self.max_blocks))
+    def _grid(self, items: int, block: int) -> int:
+        return max(1, min(ceil_div(items, block), self.max_blocks))
 
     def choose(self, current: str, n_f: int, m_f: int, m_u: int, previous_n_f: int) -> str:
         """The next level's direction from the counts of its frontier."""
@@ -160,8 +160,10 @@ class PushPullBasicBFS(GPUStep):
                                 previous_n_f, self.alpha, self.beta)
 
     # [push-pull-basic-level-begin]
-    def _run_level(self, direction: str, level: int, n_f: int, frontier_in: str) -> None:
-        """Queue one level: the frontier conversion it needs, then its kernel."""
+    def _run_level(self, direction: str, level: int, n_f: int, frontier_in: str,
+                   block: int) -> None:
+        """Queue one level, in blocks of ``block`` threads: the frontier conversion it
+        needs, then its kernel."""
         dev, s, n = self.device, self.stream, self.graph.num_vertices
         args, lvl, size = self.args, np.int32(level), np.uint32(n_f)
         here, there = level % 2, (level + 1) % 2
@@ -169,17 +171,23 @@ class PushPullBasicBFS(GPUStep):
         if direction == "pull":
             if frontier_in == "queue":  # a push level left it in a queue
                 dev.memset(self.bitmaps[here], 0, stream=s)
-                dev.launch(self.queue_to_bitmap, self._grid(n_f), self.block_size,
+                dev.launch(self.queue_to_bitmap, self._grid(n_f, block), block,
                            (args, lvl, size), stream=s)
             dev.memset(self.bitmaps[there], 0, stream=s)
-            dev.launch(self.pull, self._grid(n), self.block_size, (args, lvl), stream=s)
+            dev.launch(self.pull, self._grid(n, block), block, (args, lvl), stream=s)
         else:
             if frontier_in == "bitmap":  # a pull level left it in a bitmap
-                dev.launch(self.bitmap_to_queue, self._grid(n), self.block_size,
+                dev.launch(self.bitmap_to_queue, self._grid(n, block), block,
                            (args, lvl), stream=s)
-            dev.launch(self.push, self._grid(n_f), self.block_size, (args, lvl, size),
-                       stream=s)
+            dev.launch(self.push, self._grid(n_f, block), block, (args, lvl, size), stream=s)
     # [push-pull-basic-level-end]
+
+    def _next_counts(self) -> tuple[int, int]:
+        """Wait for the level and read back its counts: the next frontier's vertices
+        and their out-edges (n_f and m_f)."""
+        self.device.memcpy_dtoh_async(self.h_counts_bytes, self.counts, self.stream)
+        self.stream.synchronize()
+        return int(self.h_counts.vertices), int(self.h_counts.edges)
 
     # [push-pull-basic-host-loop-begin]
     def _host_loop(self, source: int, timer: LevelTimer) -> BFSResult:
@@ -192,11 +200,9 @@ class PushPullBasicBFS(GPUStep):
             direction = self.choose(direction, n_f, m_f, m_u, previous)
             sizes.append(n_f)
             directions.append(direction)
-            self._run_level(direction, level, n_f, frontier_in)
-            self.device.memcpy_dtoh_async(self.h_counts_bytes, self.counts, self.stream)
-            self.stream.synchronize()  # the counts of the next frontier are here
+            self._run_level(direction, level, n_f, frontier_in, self.block_size)
             frontier_in = "bitmap" if direction == "pull" else "queue"
-            previous, n_f, m_f = n_f, int(self.h_counts.vertices), int(self.h_counts.edges)
+            previous, (n_f, m_f) = n_f, self._next_counts()
             m_u -= m_f
             level += 1
             timer.end_level()
