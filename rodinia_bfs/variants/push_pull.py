@@ -26,11 +26,12 @@ from rodinia_bfs.variants.base import LevelTimer, check_fits
 
 # [push-pull-tunables-begin]
 #: Beamer's alpha: go bottom-up when the frontier's edges m_f exceed m_u / ALPHA, m_u
-#: being the edges out of the unvisited vertices.
+#: being the edges out of the unvisited vertices. 15 is the default of the GAP benchmark
+#: suite's implementation (gapbs); Beamer, Asanović and Patterson's paper reports 14.
 ALPHA = 15
 
 #: Beamer's beta: go top-down again when the frontier's vertices n_f fall below n / BETA
-#: (and the frontier shrinks).
+#: (and the frontier shrinks). 18 is gapbs's default; the paper reports 24.
 BETA = 18
 
 #: In a bottom-up sweep each thread checks this many in-edges of its vertex alone
