@@ -4,6 +4,11 @@ Chapter 6: direction-optimizing BFS (push and pull)
 
 What you will learn:
 
+* the idea first, with the basic version (``push_pull_basic``): one launch per level, a
+  push kernel over a queue or a pull kernel over a bitmap, the direction chosen on the
+  host by Beamer's rule from the counts each level reads back;
+* BFS as a sparse matrix-vector product over the Boolean semiring (scipy): push is the
+  product taken column by column, pull row by row;
 * how Beamer's rule picks, before each level, between top-down (each frontier vertex
   pushes to its out-edges) and bottom-up (each unvisited vertex pulls a parent from its
   in-edges), from four counts the kernel sums on the device: n_f, m_f, n and m_u;
@@ -18,7 +23,8 @@ What you will learn:
 
 Three graphs: a Graph500 Kronecker graph of scale 14, a 128 x 128 grid, and a directed
 graph (the Kronecker graph's edges, each kept one way only), each searched from a
-source other than 0, with Beamer's rule and with each direction forced.
+source other than 0: by the basic version, by sparse matrix-vector products, and by the
+tuned kernel with Beamer's rule and with each direction forced.
 
 Run::
 
@@ -35,6 +41,7 @@ graph's per-level table (the one chapter 6 shows) to a CSV file.
 import csv
 
 import numpy as np
+import scipy.sparse
 
 from rodinia_bfs import examples_support as example
 from rodinia_bfs.graphs.csr import CSRGraph
@@ -42,6 +49,29 @@ from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.validate import report
 from rodinia_bfs.variants.push_pull import ALPHA, BETA, PushPullBFS, rule_table
+from rodinia_bfs.variants.push_pull_basic import PushPullBasicBFS
+
+
+# [spmv-bfs-begin]
+def spmv_bfs(graph: CSRGraph, source: int, direction: str = "pull") -> np.ndarray:
+    """Levels by sparse matrix-vector products over the Boolean semiring (OR, AND):
+    the next frontier is A^T x masked by the unvisited vertices."""
+    a = graph.to_scipy(dtype=bool)  # a[u, v]: an arc u -> v; bool sums are ORs
+    a_t = a.T.tocsr()  # row v of A^T: the in-neighbours of v
+    levels = np.full(graph.num_vertices, -1, np.int32)
+    x = np.zeros(graph.num_vertices, bool)
+    x[source] = True  # the frontier, a Boolean vector
+    level = 0
+    while x.any():
+        levels[x] = level
+        if direction == "push":  # column by column: only the frontier's columns of A^T
+            y = (scipy.sparse.csr_matrix(x) @ a).toarray().ravel()
+        else:  # row by row: each row of A^T dotted with x
+            y = a_t @ x
+        x = y & (levels < 0)  # the mask: only vertices not reached yet
+        level += 1
+    return levels
+# [spmv-bfs-end]
 
 
 def one_way(graph: CSRGraph) -> CSRGraph:
@@ -50,6 +80,17 @@ def one_way(graph: CSRGraph) -> CSRGraph:
     keep = sources < targets
     return CSRGraph.from_edges(sources[keep], targets[keep], graph.num_vertices,
                                name=f"{graph.name}-one-way")
+
+
+def runs_of(directions: list[str]) -> str:
+    """``push x2, pull x3, push x1``: the directions of a search, level by level."""
+    runs = []
+    for d in directions:
+        if runs and runs[-1][0] == d:
+            runs[-1][1] += 1
+        else:
+            runs.append([d, 1])
+    return ", ".join(f"{d} x{count}" for d, count in runs)
 
 
 def level_table(graph, source, levels, directions):
@@ -79,6 +120,23 @@ def main() -> int:
     for graph, source in graphs:
         print(f"\ngraph: {graph!r}, source {source}")
         reference = bfs_reference(graph, source)
+
+        # The idea first: the basic version, one launch per level, the direction chosen on
+        # the host by Beamer's rule (the paper's alpha and beta) from each level's counts.
+        with PushPullBasicBFS(device, graph) as basic:
+            basic_result = basic.run(source)
+            print(f"  push_pull_basic: {basic_result.iterations} levels: "
+                  f"{runs_of(basic.last_directions)}")
+        example.check_result(problems, f"{graph.name} (basic)", graph, source, basic_result,
+                             reference, ok=f"(basic) {example.LEVELS_AND_TREE_OK}")
+        # The same search as sparse matrix-vector products, pushed and pulled.
+        wrong = [way for way in ("push", "pull")
+                 if not np.array_equal(spmv_bfs(graph, source, way), reference.levels)]
+        if wrong:
+            problems.append(f"{graph.name}: the SpMV levels ({', '.join(wrong)}) differ from "
+                            "the CPU reference")
+        else:
+            print("  ok: SpMV levels (push and pull) == CPU reference")
 
         # Set up once per graph: the in-edges (the graph itself if it is symmetric, else
         # its reverse) and the list of vertices a bottom-up sweep visits. Then one BFS

@@ -4,6 +4,9 @@ Chapter 7: adaptive BFS, the kernel chosen per level
 
 What you will learn:
 
+* the idea first, with the basic version (``adaptive_basic``): after each level the host
+  reads back the next frontier's profile and chooses, for that level alone, step 6's
+  basic push or pull kernel and a block size that spreads its work over the device;
 * that one search can use several kernels: step 5's single block while the frontier is
   small, step 6's cooperative kernel (top-down or bottom-up by Beamer's rule) while it
   is large, and the single block again for a long tail;
@@ -36,10 +39,22 @@ from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.validate import report
 from rodinia_bfs.variants.adaptive import AdaptiveBFS
+from rodinia_bfs.variants.adaptive_basic import AdaptiveBasicBFS
 
 #: A single block of 64 threads with queues of 32 entries and levels of at most 1,024
 #: edges: small enough that the graphs here, small for the emulator, use every kernel.
 OPTIONS = dict(sb_block_size=64, block_size=128, sb_capacity=32, sb_edge_limit=1024)
+
+
+def basic_runs(choices) -> str:
+    """``push/256 x2, pull/256 x3``: the kernel and block size of each level."""
+    runs = []
+    for kernel, block in choices:
+        if runs and runs[-1][0] == (kernel, block):
+            runs[-1][1] += 1
+        else:
+            runs.append([(kernel, block), 1])
+    return ", ".join(f"{kernel}/{block} x{count}" for (kernel, block), count in runs)
 
 
 def main() -> int:
@@ -61,6 +76,14 @@ def main() -> int:
             source = int(np.flatnonzero(graph.degrees() == 2)[0])
         print(f"\ngraph: {graph!r}, source {source}")
         reference = bfs_reference(graph, source)
+        # The idea first: the basic version, the kernel and block size of each level
+        # chosen on the host from its profile (n_f, m_f, m_u).
+        with AdaptiveBasicBFS(device, graph) as basic:
+            basic_result = basic.run(source)
+            print(f"  adaptive_basic: {basic_result.iterations} levels: "
+                  f"{basic_runs(basic.last_choices)}")
+        example.check_result(problems, f"{graph.name} (basic)", graph, source, basic_result,
+                             reference, ok=f"(basic) {example.LEVELS_AND_TREE_OK}")
         with AdaptiveBFS(device, graph, **OPTIONS) as step:
             result = step.run(source)
             choices, sizes, waits = step.last_choices, step.last_frontiers, step.last_host_waits
