@@ -8,6 +8,7 @@ rule itself on hand-made numbers; the guard that ends a broken kernel.
 """
 
 import ctypes
+import importlib.util
 
 import numpy as np
 import pytest
@@ -16,12 +17,13 @@ from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.kernels import kernel_headers
+from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.push_pull import rule_table
 from rodinia_bfs.variants.push_pull_basic import (ALPHA, BETA, LevelCounts, PushPullBasicArgs,
                                                   PushPullBasicBFS, beamer_direction)
 
-from helpers import awkward_graph, check_run, edit_kernel, with_kernel
+from helpers import ROOT, awkward_graph, check_run, edit_kernel, with_kernel
 
 
 def star(leaves: int = 300) -> CSRGraph:
@@ -200,3 +202,22 @@ def test_a_kernel_that_finds_too_much_is_stopped(device):
     with step_class(device, grid2d(6, 6), direction="pull") as step:
         with pytest.raises(DeviceError, match="did not finish"):
             step.run(0)
+
+
+def _example_6():
+    spec = importlib.util.spec_from_file_location("example_06", ROOT / "examples" / "06_push_pull.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("way", ["push", "pull"])
+@pytest.mark.parametrize("name", sorted(GRAPHS))
+def test_spmv_bfs_gives_the_reference_levels(name, way):
+    """Chapter 6's sparse matrix-vector BFS (examples/06_push_pull.py) against the CPU
+    reference, directed graphs included (pulling reads A^T's rows: the in-lists)."""
+    spmv_bfs = _example_6().spmv_bfs
+    graph = GRAPHS[name]()
+    for source in sources_of(graph):
+        np.testing.assert_array_equal(spmv_bfs(graph, source, way),
+                                      bfs_reference(graph, source).levels)
