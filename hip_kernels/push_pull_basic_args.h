@@ -24,9 +24,8 @@ struct PushPullBasicArgs {
     level_t* levels;           // -1 until reached
     vertex_t* parents;
     vertex_t* queues[2];       // n entries each
-    bfs_u32* bitmaps[2];       // bitmap_words each
+    bfs_u32* bitmaps[2];       // a bit per vertex each
     LevelCounts* counts;
     vertex_t num_vertices;
-    bfs_u32 bitmap_words;
 };
 // [push-pull-basic-args-end]

@@ -63,13 +63,16 @@ class PushPullBasicArgs(ctypes.Structure):
                 ("levels", ctypes.c_uint64), ("parents", ctypes.c_uint64),
                 ("queues", ctypes.c_uint64 * 2), ("bitmaps", ctypes.c_uint64 * 2),
                 ("counts", ctypes.c_uint64),
-                ("num_vertices", ctypes.c_int32), ("bitmap_words", ctypes.c_uint32)]
+                ("num_vertices", ctypes.c_int32)]
 # [push-pull-basic-records-end]
 
 
 #: The most blocks one launch uses (as step 2; the tests use 1 or 2 to exercise the
 #: kernels' strides).
 MAX_BLOCKS = 1 << 20
+
+#: Bits of a bitmap word (bfs_u32: BITMAP_WORD_BITS in bitmap.h).
+BITMAP_WORD_BITS = 32
 
 #: Which direction each level takes: Beamer's rule, or one of them always (tests).
 DIRECTIONS = ("auto", "push", "pull")
@@ -120,7 +123,7 @@ class PushPullBasicBFS(GPUStep):
             in_offsets, in_edges = self._upload(reverse.offsets), self._upload(reverse.targets)
         self.levels, self.parents = self._alloc(4 * n), self._alloc(4 * n)
         self.queues = [self._alloc(4 * n), self._alloc(4 * n)]
-        self.words = ceil_div(n, 32)  # bfs_u32 words of a bitmap
+        self.words = ceil_div(n, BITMAP_WORD_BITS)  # words of a bitmap
         self.bitmaps = [self._alloc(4 * self.words), self._alloc(4 * self.words)]
         self.counts = self._alloc(ctypes.sizeof(LevelCounts))
         args = PushPullBasicArgs(
@@ -128,7 +131,7 @@ class PushPullBasicBFS(GPUStep):
             in_edges=in_edges.ptr, levels=self.levels.ptr, parents=self.parents.ptr,
             queues=(ctypes.c_uint64 * 2)(*(q.ptr for q in self.queues)),
             bitmaps=(ctypes.c_uint64 * 2)(*(b.ptr for b in self.bitmaps)),
-            counts=self.counts.ptr, num_vertices=n, bitmap_words=self.words)
+            counts=self.counts.ptr, num_vertices=n)
         # The record goes to the device once; every launch passes its address.
         self.args = self._upload(np.frombuffer(bytes(args), np.uint8))
         # Pinned host memory: the counts come back here after every level.
