@@ -205,7 +205,8 @@ def test_a_kernel_that_finds_too_much_is_stopped(device):
 
 
 def _example_6():
-    spec = importlib.util.spec_from_file_location("example_06", ROOT / "examples" / "06_push_pull.py")
+    path = ROOT / "examples" / "06_push_pull.py"
+    spec = importlib.util.spec_from_file_location("example_06", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

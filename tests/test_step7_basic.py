@@ -13,7 +13,6 @@ from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.adaptive_basic import AdaptiveBasicBFS, choose_block, choose_kernel
-from rodinia_bfs.variants.push_pull_basic import ALPHA, BETA
 
 from helpers import awkward_graph, check_run
 
