@@ -10,6 +10,7 @@ from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.variants.adaptive import AdaptiveBFS
 from rodinia_bfs.variants.balanced import BalancedBFS
 from rodinia_bfs.variants.base import GPUStep
+from rodinia_bfs.variants.edge_centric import EdgeCentricBFS
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
 from rodinia_bfs.variants.persistent import PersistentBFS
 from rodinia_bfs.variants.privatized import PrivatizedBFS
@@ -24,6 +25,7 @@ STEPS: dict[str, type[GPUStep]] = {
     QueueBFS.name: QueueBFS,
     PrivatizedBFS.name: PrivatizedBFS,
     BalancedBFS.name: BalancedBFS,
+    EdgeCentricBFS.name: EdgeCentricBFS,
     PersistentBFS.name: PersistentBFS,
     PushPullBFS.name: PushPullBFS,
     AdaptiveBFS.name: AdaptiveBFS,
