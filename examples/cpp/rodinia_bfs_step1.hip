@@ -30,6 +30,13 @@
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 512
 #endif
+// hipcc compiles the file twice: for the GPU, where the compiler defines the wavefront
+// width that bfs_common.h reads, and for the host, which only launches the kernels and
+// has no width of its own. bfs_common.h stops at an unknown width, so the host pass gets
+// one; no code of that pass runs on the GPU.
+#if defined(__HIP__) && !defined(__HIP_DEVICE_COMPILE__) && !defined(__AMDGCN_WAVEFRONT_SIZE)
+#define __AMDGCN_WAVEFRONT_SIZE 64
+#endif
 #include "rodinia.hip"  // Kernel1 and Kernel2, with bfs_common.h (found through -I hip_kernels)
 
 // [cpp-check-begin]
