@@ -97,7 +97,7 @@ def test_cli_generate_round_trip(tmp_path, capsys):
     assert set(map(tuple, arcs(graph).tolist())) == set(map(tuple, arcs(made).tolist()))
     assert main(["run", str(out), "--source", "17", "--validate"]) == 0
     levels = scipy_levels(graph, 17)
-    assert levels.min() == 0 and levels.max() > 10  # a road-like depth: about sqrt(n) levels
+    assert levels.min() == 0 and levels.max() > 10  # a road-like depth, growing as sqrt(n)
 
 
 def test_cli_rejects_a_scale_too_large(tmp_path, capsys):

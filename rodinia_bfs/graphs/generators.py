@@ -11,8 +11,8 @@ Five families, each a different challenge for a GPU BFS:
 * :func:`grid_with_hubs` -- the grid plus a few hubs of very high degree, the
   irregular graphs of Liu et al. (2014) that break one-thread-per-vertex kernels.
 * :func:`delaunay` -- the Delaunay triangulation of random points in the unit square:
-  planar, mean degree about 6 and a diameter of about ``sqrt(n)``, a road-like graph of
-  any size up to 2**24 vertices (the kind of DIMACS-10's ``delaunay_n20`` .. ``n24``).
+  planar, mean degree about 6 and a diameter that grows as ``sqrt(n)``, a road-like
+  graph of any size up to 2**24 vertices (like DIMACS-10's ``delaunay_n20`` .. ``n24``).
 
 The random generators take a ``seed`` for a :class:`numpy.random.Generator`, so the
 same arguments always give the same graph. All are vectorised over all edges.
@@ -402,8 +402,8 @@ def delaunay(scale: int, seed: int = 0) -> CSRGraph:
     triangle is an undirected edge, stored both ways once (no duplicates, no self
     loops), every vertex's neighbours in increasing id order. A triangulation of ``n``
     points with ``h`` of them on the convex hull has ``3n - 3 - h`` edges: the mean
-    degree is just under 6. The graph is planar and connected, its diameter about
-    ``sqrt(n)`` levels: a road-like graph of any size.
+    degree is just under 6. The graph is planar and connected, and its diameter grows
+    as ``sqrt(n)``: a road-like graph of any size.
 
     scipy's Qhull does the triangulation; at the peak it holds about
     :data:`DELAUNAY_BYTES_PER_POINT` bytes a point (2**24 points: about 16 GiB, several
