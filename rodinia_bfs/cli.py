@@ -308,12 +308,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.set_defaults(func=cmd_run)
 
     gen = command("generate", "write a generated graph to a file", _generate_description())
-    gen.add_argument("kind", choices=["rodinia", "kronecker", "grid", "hubs"], metavar="KIND",
-                     help="rodinia, kronecker, grid or hubs (see above)")
+    gen.add_argument("kind", choices=["rodinia", "kronecker", "grid", "hubs", "delaunay"],
+                     metavar="KIND", help="rodinia, kronecker, grid, hubs or delaunay (see above)")
     gen.add_argument("-o", "--output", required=True, metavar="FILE",
                      help="output file; its extension chooses the format (required)")
     gen.add_argument("--nodes", type=int, default=65536, help="rodinia: number of nodes")
-    gen.add_argument("--scale", type=int, default=16, help="kronecker: log2 of the vertex count")
+    gen.add_argument("--scale", type=int, default=16,
+                     help="kronecker, delaunay: log2 of the vertex count")
     gen.add_argument("--edge-factor", type=int, default=16,
                      help="kronecker: undirected edges per vertex")
     gen.add_argument("--rows", type=int, default=256, help="grid, hubs: rows")

@@ -15,6 +15,16 @@ echo "== GPU tests"
 $python -m pytest -q -m gpu -rs tests/ 2>&1 | tee "$out/gpu-tests.log" | tail -n 25
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 
+# Step 1 from the plain HIP C++ host program: built with nvcc (through the CUDA
+# compatibility header) or hipcc, run on a generated graph of a million vertices.
+compiler=$(command -v nvcc >/dev/null && echo nvcc || { command -v hipcc >/dev/null && echo hipcc; })
+if [ -n "$compiler" ]; then
+    echo "== examples/cpp with $compiler"
+    make -s -C examples/cpp "$compiler" OUT="$(cd "$out" && pwd)" >"$out/cpp-build.log" 2>&1 &&
+        "$out/rodinia_bfs_step1" --generate 1000000 2>&1 | tee "$out/cpp-run.log" | tail -n 1
+    [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; tail -n 5 "$out/cpp-build.log"; }
+fi
+
 if command -v compute-sanitizer >/dev/null; then
     steps=$($python -c "from rodinia_bfs.variants import STEPS; print(' '.join(STEPS))")
     $python -m rodinia_bfs generate hubs --rows 60 -o "$out/hubs.mtx" >/dev/null

@@ -224,7 +224,8 @@ def test_suites_name_their_graphs():
     assert standard[:4] == ["rodinia-1M", "kronecker-20", "grid-1000x1000", "hubs-1000x1000"]
     assert {"road-NY", "road-BAY", "email-Enron", "as-22july06"} <= set(standard)
     large = [spec.name for spec in suite_graphs("large")]
-    assert large == [*standard, "kronecker-22", "kronecker-23", "kronecker-24", "kronecker-25"]
+    assert large == [*standard, "kronecker-22", "kronecker-23", "kronecker-24", "kronecker-25",
+                     "road-FLA", "delaunay-20", "delaunay-22", "delaunay-24"]
 
 
 # -- the measures on their own -----------------------------------------------------------

@@ -324,7 +324,7 @@ def test_impossible_parameters_raise_one_clear_error(make):
 
 
 def test_registry_names_and_parameters():
-    assert sorted(GENERATORS) == ["grid", "hubs", "kronecker", "rodinia"]
+    assert sorted(GENERATORS) == ["delaunay", "grid", "hubs", "kronecker", "rodinia"]
     for kind, generator in GENERATORS.items():
         assert generator.kind == kind and generator.summary
         for parameter in generator.parameters:

@@ -38,7 +38,6 @@ from rodinia_bfs.bench.suites import (
     available_host_memory,
     default_sources,
     estimated_device_bytes,
-    estimated_host_bytes,
     file_specs,
     suite_graphs,
 )
@@ -421,8 +420,7 @@ def _bench_one(spec: GraphSpec, label: str, config: BenchConfig, device, step_na
     if spec.est_vertices:  # decided before the graph is generated
         reason = _too_big(estimated_device_bytes(spec.est_vertices, spec.est_edges),
                           device_memory, "device") or \
-            _too_big(estimated_host_bytes(spec.est_vertices, spec.est_edges),
-                     available_host_memory(), "free host")
+            _too_big(spec.host_bytes(), available_host_memory(), "free host")
         if reason:
             skip(spec, reason)
             return

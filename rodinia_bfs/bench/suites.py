@@ -4,9 +4,11 @@
 * ``standard``: the graphs of the design, for one GPU: a Rodinia-style uniform graph of
   1M nodes (like Rodinia's ``graph1MW_6.txt``), Kronecker scale 20, a 1000 x 1000 grid,
   the same grid with hubs, and the road and social graphs in ``../shared/data``.
-* ``large``: ``standard`` plus Kronecker scale 22, 23, 24 and 25, each only where the
-  device memory holds it (and the host has the memory to generate it): decided from
-  the estimated size before the graph is generated.
+* ``large``: ``standard`` plus Kronecker scale 22, 23, 24 and 25, the DIMACS road graph
+  of Florida (``road-FLA``, 1.07M vertices) and Delaunay triangulations of 2**20, 2**22
+  and 2**24 random points (road-like graphs at scale), each only where the device memory
+  holds it (and the host has the memory to generate it): decided from the estimated
+  size before the graph is generated.
 
 Graph files given on the command line (:func:`file_specs`) are measured the same way.
 
@@ -48,12 +50,19 @@ class GraphSpec:
     #: Estimated vertices and stored edges, known before the graph is built (0: unknown).
     est_vertices: int = 0
     est_edges: int = 0
+    #: Host memory the generator takes at its peak, where the estimate from the vertices
+    #: and edges (:func:`estimated_host_bytes`) is too low for it (0: that estimate).
+    est_host_bytes: int = 0
 
     def path(self, data_dir: Path) -> Path:
         return Path(data_dir) / self.file
 
     def available(self, data_dir: Path) -> bool:
         return self.file is None or self.path(data_dir).is_file()
+
+    def host_bytes(self) -> int:
+        """Upper estimate of the host memory it takes to generate and check this graph."""
+        return max(self.est_host_bytes, estimated_host_bytes(self.est_vertices, self.est_edges))
 
     def build(self, data_dir: Path) -> CSRGraph:
         """Generate or load the graph."""
@@ -159,6 +168,20 @@ def _hubs(rows: int, cols: int) -> GraphSpec:
     )
 
 
+def _delaunay(scale: int) -> GraphSpec:
+    from rodinia_bfs.graphs.generators import DELAUNAY_BYTES_PER_POINT, delaunay
+
+    # A triangulation of n points has just under 3n edges, stored both ways: 6n arcs.
+    # Qhull's working memory (about 1 KiB a point) is what decides whether it can be made.
+    n = 2**scale
+    return GraphSpec(
+        name=f"delaunay-{scale}",
+        description=f"Delaunay triangulation of 2^{scale} random points (planar, road-like)",
+        generator=delaunay, params={"scale": scale, "seed": 0},
+        est_vertices=n, est_edges=6 * n, est_host_bytes=n * DELAUNAY_BYTES_PER_POINT,
+    )
+
+
 def _file(name: str, path: str, description: str) -> GraphSpec:
     return GraphSpec(name=name, description=description, file=path)
 
@@ -196,7 +219,9 @@ def _standard() -> list[GraphSpec]:
 
 
 def _large() -> list[GraphSpec]:
-    return [*_standard(), *(_kronecker(scale) for scale in (22, 23, 24, 25))]
+    return [*_standard(), *(_kronecker(scale) for scale in (22, 23, 24, 25)),
+            _file("road-FLA", "road/FLA.gr.xz", "DIMACS road network, Florida"),
+            *(_delaunay(scale) for scale in (20, 22, 24))]
 
 
 #: Suite name -> (graphs, default number of sources).

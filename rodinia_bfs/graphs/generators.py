@@ -1,6 +1,6 @@
 """Synthetic graphs: seeded, reproducible, and large enough to measure.
 
-Four families, each a different challenge for a GPU BFS:
+Five families, each a different challenge for a GPU BFS:
 
 * :func:`rodinia_graphgen` -- Rodinia's own uniform random graphs (``graph1MW_6.txt``):
   every vertex has a handful of edges, so every level has plenty of even work.
@@ -10,6 +10,9 @@ Four families, each a different challenge for a GPU BFS:
   road network; per-level overhead dominates.
 * :func:`grid_with_hubs` -- the grid plus a few hubs of very high degree, the
   irregular graphs of Liu et al. (2014) that break one-thread-per-vertex kernels.
+* :func:`delaunay` -- the Delaunay triangulation of random points in the unit square:
+  planar, mean degree about 6 and a diameter that grows as ``sqrt(n)``, a road-like
+  graph of any size up to 2**24 vertices (like DIMACS-10's ``delaunay_n20`` .. ``n24``).
 
 The random generators take a ``seed`` for a :class:`numpy.random.Generator`, so the
 same arguments always give the same graph. All are vectorised over all edges.
@@ -355,6 +358,104 @@ def grid_with_hubs(
 # [generator-hubs-end]
 
 
+#: Largest scale :func:`delaunay` accepts: 2**24 points (16.8M vertices).
+DELAUNAY_MAX_SCALE = 24
+
+#: Host memory :func:`delaunay` takes at its peak, per point: Qhull's facets and
+#: vertices, measured at 2**16 to 2**22 points (about 850 bytes a point, most of it
+#: Qhull's), rounded up. A triangulation that would not fit the memory available now
+#: is refused before it starts, rather than driving the machine into swap or the
+#: out-of-memory killer.
+DELAUNAY_BYTES_PER_POINT = 1024
+
+
+def _available_memory() -> int | None:
+    """Bytes of host memory available now (Linux ``MemAvailable``), None where unknown."""
+    try:
+        with open("/proc/meminfo") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _locality_order(points: np.ndarray) -> np.ndarray:
+    """An order of ``points`` in which neighbours in the plane are mostly near each
+    other: by cells of about 4 points, row by row, every other row reversed (a snake).
+    Qhull triangulates the points in this order about 1.5x faster than in random order
+    (its working set stays in cache); the triangulation, and so the graph, is the same."""
+    side = max(1, math.isqrt(points.shape[0] // 4))
+    cells = np.minimum((points * side).astype(np.int64), side - 1)
+    col, row = cells[:, 0], cells[:, 1]
+    col = np.where(row % 2 == 1, side - 1 - col, col)
+    return np.argsort(row * side + col, kind="stable")
+
+
+# [generator-delaunay-begin]
+def delaunay(scale: int, seed: int = 0) -> CSRGraph:
+    """The Delaunay triangulation of ``2**scale`` uniform random points in the unit square.
+
+    Vertex ``i`` is the ``i``-th point drawn (ids in generation order, so neighbours in
+    the plane have unrelated ids, as in a graph file nobody reordered). Each edge of a
+    triangle is an undirected edge, stored both ways once (no duplicates, no self
+    loops), every vertex's neighbours in increasing id order. A triangulation of ``n``
+    points with ``h`` of them on the convex hull has ``3n - 3 - h`` edges: the mean
+    degree is just under 6. The graph is planar and connected, and its diameter grows
+    as ``sqrt(n)``: a road-like graph of any size.
+
+    scipy's Qhull does the triangulation; at the peak it holds about
+    :data:`DELAUNAY_BYTES_PER_POINT` bytes a point (2**24 points: about 16 GiB, several
+    minutes). A scale whose triangulation would not fit the host memory available now
+    is refused with a :class:`GeneratorError`.
+    """
+    if not 2 <= scale <= DELAUNAY_MAX_SCALE:
+        raise GeneratorError(f"scale={scale}: it must be between 2 and {DELAUNAY_MAX_SCALE}")
+    n = 2**scale
+    need, have = n * DELAUNAY_BYTES_PER_POINT, _available_memory()
+    if have is not None and need > have:
+        raise GeneratorError(
+            f"scale={scale}: a Delaunay triangulation of {n:,} points needs about "
+            f"{need / 2**30:.1f} GiB of host memory, {have / 2**30:.1f} GiB are available"
+        )
+    from scipy.spatial import Delaunay, QhullError
+
+    points = np.random.default_rng(seed).random((n, 2))
+    order = _locality_order(points)
+    try:
+        triangulation = Delaunay(points[order])
+    except QhullError as exc:  # only for degenerate input, which random points are not
+        raise GeneratorError(f"scale={scale}, seed={seed}: Qhull failed: {exc}") from None
+    # Back to generation order: simplices name points by their place in `order`.
+    triangles = order.astype(np.int32)[triangulation.simplices]
+    # The three sides of every triangle, each as the two arcs u -> v and v -> u.
+    u = triangles.ravel()
+    v = triangles[:, [1, 2, 0]].ravel()
+    sources = np.concatenate([u, v]).astype(np.int64)
+    targets = np.concatenate([v, u]).astype(np.int64)
+    # Qhull may leave a point out of every triangle when it is too close to another
+    # (triangulation.coplanar; never seen with random points): join it to the three
+    # corners of the triangle it lies in, so that the graph stays connected.
+    if len(triangulation.coplanar):
+        left_out = order[triangulation.coplanar[:, 0]]
+        corners = triangles[triangulation.coplanar[:, 1]]
+        sources = np.concatenate([sources, np.repeat(left_out, 3), corners.ravel()])
+        targets = np.concatenate([targets, corners.ravel(), np.repeat(left_out, 3)])
+    # An inner side belongs to two triangles: one 64-bit key per arc (source in the
+    # high half), sorted, with repeats dropped, gives each arc once, grouped by source
+    # and in increasing target order within a source.
+    keys = sources << 32
+    keys |= targets
+    del sources, targets
+    keys.sort()
+    keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])]
+    offsets = np.searchsorted(keys, np.arange(n + 1, dtype=np.int64) << 32)
+    return CSRGraph(offsets, (keys & 0xFFFFFFFF).astype(np.int32), directed=False,
+                    name=f"delaunay-{scale}-seed{seed}")
+# [generator-delaunay-end]
+
+
 #: Size of the built-in default graph, as Rodinia's ``graph65536.txt`` input.
 DEFAULT_NUM_NODES = 65_536
 
@@ -448,5 +549,11 @@ GENERATORS: dict[str, Generator] = {
             Parameter("hub_fraction", float, 0.001, "fraction of vertices that are hubs"),
             Parameter("hub_degree_factor", float, 100.0, "hub degree / average degree"),
         ),
+    ),
+    "delaunay": Generator(
+        "delaunay",
+        delaunay,
+        "Delaunay triangulation of 2**scale random points: planar, degree about 6, road-like",
+        (Parameter("scale", int, help="log2 of the number of vertices (at most 24)"), _SEED),
     ),
 }

@@ -11,6 +11,7 @@ from rodinia_bfs.variants.adaptive import AdaptiveBFS
 from rodinia_bfs.variants.adaptive_basic import AdaptiveBasicBFS
 from rodinia_bfs.variants.balanced import BalancedBFS
 from rodinia_bfs.variants.base import GPUStep
+from rodinia_bfs.variants.edge_centric import EdgeCentricBFS
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
 from rodinia_bfs.variants.persistent import PersistentBFS
 from rodinia_bfs.variants.privatized import PrivatizedBFS
@@ -26,6 +27,7 @@ STEPS: dict[str, type[GPUStep]] = {
     QueueBFS.name: QueueBFS,
     PrivatizedBFS.name: PrivatizedBFS,
     BalancedBFS.name: BalancedBFS,
+    EdgeCentricBFS.name: EdgeCentricBFS,
     PersistentBFS.name: PersistentBFS,
     PushPullBasicBFS.name: PushPullBasicBFS,
     PushPullBFS.name: PushPullBFS,
