@@ -330,7 +330,10 @@ def compiler_identity() -> str:
     """Which hiprtc compiles, for the kernel cache's key: ``hiprtcVersion`` and the
     libraries it runs (hiprtc and comgr), each with its size and time, which change
     when ROCm is updated under the same version number. Asked once per process."""
-    words = ["hiprtc %d.%d" % tuple(hip_check(hiprtc.hiprtcVersion(), "hiprtcVersion"))]
+    try:
+        words = ["hiprtc %d.%d" % tuple(hip_check(hiprtc.hiprtcVersion(), "hiprtcVersion"))]
+    except (DeviceError, AttributeError):  # a HIP Python without it: the libraries say enough
+        words = ["hiprtc"]
     for library in (LIBRARIES.get("hiprtc"), _comgr_library()):
         try:
             stat = os.stat(library)
