@@ -259,4 +259,6 @@ def test_bench_opens_and_validates_through_the_helpers(monkeypatch, capsys):
     assert main(["bench", "--backend", "cpu", "--graphs", "grid-128x128", "--sources", "2",
                  "--variants", "rodinia"]) == 0
     assert opened == [("cpu",)]
-    assert len(checked) == 3  # two timed runs and the profiled run
+    # two timed runs, the same two with their download (wall time), the profiled run,
+    # and two one-shot bfs() calls (bfs() itself does not validate unless asked)
+    assert len(checked) == 7

@@ -34,7 +34,9 @@ GRAPH_FIELDS = {"name", "description", "vertices", "edges", "directed", "max_deg
                 "upload_ms", "reference", "variants"}
 SPREAD_FIELDS = {"median_ms", "min_ms", "max_ms", "times_ms", "gteps_median"}
 VARIANT_FIELDS = SPREAD_FIELDS | {"setup_ms", "levels", "iterations", "valid",
-                                  "speedup_vs_reference", "profile"}
+                                  "speedup_vs_reference", "profile", "setup_cold_ms", "wall_ms",
+                                  "wall_times_ms", "oneshot_ms", "oneshot_times_ms"}
+ONESHOTS = min(3, SOURCES)
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +88,13 @@ def test_json_graphs(quick_run):
             assert VARIANT_FIELDS <= set(measured), where
             assert measured["valid"] is True, where
             _check_spread(measured)
-            assert measured["setup_ms"] > 0
+            assert measured["setup_ms"] > 0 and measured["setup_cold_ms"] > 0, where
+            assert len(measured["wall_times_ms"]) == SOURCES, where
+            assert all(t > 0 for t in measured["wall_times_ms"]), where
+            assert measured["wall_ms"] == pytest.approx(np.median(measured["wall_times_ms"]))
+            assert len(measured["oneshot_times_ms"]) == ONESHOTS, where
+            assert all(t > 0 for t in measured["oneshot_times_ms"]), where
+            assert measured["oneshot_ms"] == pytest.approx(np.median(measured["oneshot_times_ms"]))
             assert measured["levels"] == graph["levels"], where
             assert len(measured["iterations"]) == SOURCES
             assert measured["speedup_vs_reference"] == pytest.approx(
@@ -140,13 +148,73 @@ def test_results_folder_and_docs_include(quick_run, tmp_path):
 
 
 def test_markdown_table(quick_run, capsys):
+    """table.md (and table.csv) keep every figure: one row per graph, each variant's
+    search time, GTEPS and speed-up, and what a user waits for."""
     _, results, _, _ = quick_run
     lines = report.markdown_table(results).splitlines()
     header = lines[2]
     for name in STEPS:
         assert f"| {name} ms | {name} GTEPS | {name} speed-up |" in header
+        assert (f"| {name} set-up ms | {name} cold set-up ms | {name} wall ms "
+                f"| {name} one-call ms |") in header
     rows = [line for line in lines if line.startswith("| ") and line != header]
     assert [row.split(" | ")[0][2:] for row in rows] == [g["name"] for g in results["graphs"]]
+    csv_header = report.csv_table(results).splitlines()[0].split(",")
+    assert csv_header == [cell.strip() for cell in header.strip("|").split("|")]
+
+
+def test_results_without_waits_keep_their_table():
+    """Results measured before set-up and wall times were have no such columns."""
+    root = Path(__file__).resolve().parents[1]
+    old = json.loads((root / "benchmarks/results/cpu-emulator-quick/results.json").read_text())
+    header = report.table_rows(old)[0]
+    assert not any("wall" in column or "set-up" in column for column in header)
+
+
+def _terminal_table(out: str) -> list[list[str]]:
+    return [[cell.strip() for cell in line.strip().strip("|").split("|")]
+            for line in out.splitlines() if line.startswith("| ")]
+
+
+def test_the_printed_table_is_short(quick_run):
+    """Ten columns, a row per graph and variant (the reference first); the figures are
+    the JSON's."""
+    _, results, _, _ = quick_run
+    rows = _terminal_table(report.terminal_table(results))
+    assert rows[0] == ["graph", "vertices", "arcs", "variant", "median ms", "wall ms", "GTEPS",
+                       "µs per level", "set-up ms", "valid"]
+    assert len(rows) == 1 + len(results["graphs"]) * (1 + len(STEPS))
+    assert all(len(row) == 10 for row in rows)
+    graph = results["graphs"][0]
+    reference, step = rows[1], rows[2]
+    assert reference[:2] == [graph["name"], f"{graph['vertices']:,}"]
+    assert reference[3] == "reference" and reference[4] == report.format_ms(
+        graph["reference"]["median_ms"])
+    name = next(iter(graph["variants"]))
+    measured = graph["variants"][name]
+    assert step[:4] == ["", "", "", name]
+    assert step[4:7] == [report.format_ms(measured["median_ms"]),
+                         report.format_ms(measured["wall_ms"]),
+                         report.format_gteps(measured["gteps_median"])]
+    per_level = np.median([1000 * t / n for t, n in zip(measured["times_ms"], measured["levels"])])
+    assert step[7:] == [report.format_ms(per_level), report.format_ms(measured["setup_ms"]), "yes"]
+
+
+def test_out_without_matplotlib_skips_the_plots(tmp_path, capsys, monkeypatch):
+    """--out writes the tables and says in one line how to get the plots; only an
+    explicit --plot needs matplotlib (test_plot_needs_matplotlib)."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now fails
+    folder = tmp_path / "run"
+    code = main(["bench", "--variants", "reference", "--graphs", "kronecker-12",
+                 "--sources", "1", "--out", str(folder)])
+    assert code == 0
+    for name in ("results.json", "table.md", "table.csv", "command.txt"):
+        assert (folder / name).is_file(), name
+    assert not (folder / "plots").exists()
+    err = capsys.readouterr().err.splitlines()
+    skipped = [line for line in err if "plots" in line]
+    assert skipped == ["rodinia-bfs: plots skipped: matplotlib is not installed "
+                       "(pip install 'rodinia-bfs[plot]' to get them)"]
 
 
 def test_progress_on_stderr(tmp_path, capsys):
@@ -155,7 +223,9 @@ def test_progress_on_stderr(tmp_path, capsys):
     assert code == 0
     out, err = capsys.readouterr()
     assert "[graph 1/1] kronecker-12" in err
-    assert "| kronecker-12 |" in out and "[graph" not in out
+    rows = _terminal_table(out)
+    assert [(row[0], row[3]) for row in rows[1:]] == [("kronecker-12", "reference")]
+    assert "[graph" not in out
 
 
 def test_wrong_result_fails_the_bench(tmp_path, capsys, monkeypatch):
@@ -182,6 +252,103 @@ def test_wrong_result_fails_the_bench(tmp_path, capsys, monkeypatch):
     measured = json.loads(json_path.read_text())["graphs"][0]["variants"][name]
     assert measured["valid"] is False and measured["error"]
     assert "median_ms" not in measured and "times_ms" not in measured
+
+
+def _one_level_wrong(levels, parents):
+    levels = np.array(levels)
+    levels[int(np.argmax(levels))] += 1
+    return levels, parents
+
+
+@pytest.mark.parametrize("where", ["wall time", "one call"])
+def test_wrong_wall_or_oneshot_result_fails_the_bench(tmp_path, capsys, monkeypatch, where):
+    """The searches timed on the host clock and the one-shot calls are validated too."""
+    import rodinia_bfs
+    from rodinia_bfs.bench import runner
+
+    if where == "wall time":
+        correct = runner.search_and_download
+        monkeypatch.setattr(runner, "search_and_download",
+                            lambda step, source: _one_level_wrong(*correct(step, source)))
+    else:
+        correct = rodinia_bfs.bfs
+        monkeypatch.setattr(rodinia_bfs, "bfs",
+                            lambda *args, **kwargs: _one_level_wrong(*correct(*args, **kwargs)))
+    json_path = tmp_path / "r.json"
+    code = main(["bench", "--backend", "cpu", "--graphs", "grid-128x128", "--sources", "2",
+                 "--variants", "reference,queue", "--json", str(json_path)])
+    assert code == 3
+    measured = json.loads(json_path.read_text())["graphs"][0]["variants"]["queue"]
+    assert measured["valid"] is False and f"({where})" in measured["error"]
+    assert not {"median_ms", "times_ms", "wall_ms", "oneshot_ms"} & set(measured)
+    assert "INVALID" in capsys.readouterr().out
+
+
+def test_wall_time_is_the_search_and_the_download(monkeypatch):
+    """wall_ms holds the download of the result, which the search time leaves out. (On a
+    busy machine the emulator's times vary more than a small download takes, so the
+    download is made slow here: 100 ms.)"""
+    import time
+
+    from rodinia_bfs.bench.runner import time_step
+    from rodinia_bfs.graphs.generators import grid2d
+    from rodinia_bfs.progress import Progress
+    from rodinia_bfs.runtime import get_device
+
+    step_class = STEPS["queue"]
+    download = step_class.results
+
+    def slow_download(self):
+        time.sleep(0.1)
+        return download(self)
+
+    monkeypatch.setattr(step_class, "results", slow_download)
+    graph = grid2d(12, 10)
+    sources = [0, 5, 7]
+    expected = [bfs_reference(graph, s) for s in sources]
+    result = time_step(get_device("cpu"), step_class, graph, sources, expected,
+                       Progress("test", total=1), "test")
+    assert result["valid"], result.get("error")
+    assert result["wall_ms"] >= result["median_ms"]
+    assert min(result["wall_times_ms"]) >= 100
+    assert min(result["oneshot_times_ms"]) >= 100  # bfs() downloads its result too
+
+
+def test_cold_setup_starts_from_an_empty_kernel_cache(tmp_path, monkeypatch):
+    """The first set-up sees an empty kernel cache of its own; the warm set-up and the
+    one-shot calls see the same one, with what the first put in it; the user's cache is
+    not touched."""
+    from rodinia_bfs.bench.runner import time_step
+    from rodinia_bfs.graphs.generators import grid2d
+    from rodinia_bfs.progress import Progress
+    from rodinia_bfs.runtime import get_device, kernel_cache
+
+    step_class = STEPS["queue"]
+    seen = []
+    original = step_class.__init__
+
+    def recording_init(self, *args, **kwargs):
+        folder = kernel_cache.cache_dir()
+        seen.append((folder, sorted(p.name for p in folder.glob("*")) if folder.is_dir() else []))
+        if not seen[1:]:  # as a GPU compile would, the first set-up fills the cache
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "entry.bin").write_bytes(b"code")
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(step_class, "__init__", recording_init)
+    graph = grid2d(12, 10)
+    sources = [0, 5, 7, 100]
+    expected = [bfs_reference(graph, s) for s in sources]
+    with kernel_cache.using(tmp_path / "user"):  # the user's kernel cache
+        result = time_step(get_device("cpu"), step_class, graph, sources, expected,
+                           Progress("test", total=1), "test")
+    assert result["valid"], result.get("error")
+    assert len(seen) == 2 + 3  # cold, warm, and three one-shot calls
+    folder = seen[0][0]
+    assert seen[0] == (folder, [])
+    assert seen[1:] == [(folder, ["entry.bin"])] * 4
+    assert folder != tmp_path / "user" and not folder.exists()  # removed afterwards
+    assert not (tmp_path / "user").exists()
 
 
 def test_plot_needs_matplotlib(tmp_path, capsys, monkeypatch):
@@ -293,8 +460,9 @@ def test_bench_graph_files(tmp_path, capsys):
     for graph in results["graphs"]:
         measured = graph["variants"]["rodinia"]
         assert measured["valid"] and len(measured["times_ms"]) == 2
-    out = capsys.readouterr().out
-    assert "| mine |" in out and "| other |" in out
+    rows = _terminal_table(capsys.readouterr().out)
+    assert [(row[0], row[3]) for row in rows[1:]] == [
+        ("mine", "reference"), ("", "rodinia"), ("other", "reference"), ("", "rodinia")]
 
 
 def test_bench_files_beside_a_suite(tmp_path):

@@ -15,14 +15,17 @@ The JSON written by ``--json`` (and ``--out``) holds::
                  frontier_sizes, upload_ms,
                  reference: {method, median_ms, min_ms, max_ms, times_ms, gteps_median,
                              gteps_graph500_median},
-                 variants: {NAME: {setup_ms, median_ms, min_ms, max_ms, times_ms,
-                                   gteps_median, gteps_graph500_median, levels, iterations,
-                                   valid, speedup_vs_reference,
+                 variants: {NAME: {setup_ms, setup_cold_ms, median_ms, min_ms, max_ms,
+                                   times_ms, wall_ms, wall_times_ms, oneshot_ms,
+                                   oneshot_times_ms, gteps_median, gteps_graph500_median,
+                                   levels, iterations, valid, speedup_vs_reference,
                                    profile: {source, frontier_sizes, level_times_ms}}}}],
      "skipped": [{name, reason}]}
 
 ``sources``, ``traversed_edges``, ``input_edges``, ``levels``, ``times_ms`` and
-``iterations`` are lists with one entry per source, in the same order. ``edges`` is
+``iterations`` are lists with one entry per source, in the same order; so is
+``wall_times_ms``, and ``oneshot_times_ms`` is one entry for each of the first
+sources (:data:`~rodinia_bfs.bench.runner.ONESHOT_SOURCES` at most). ``edges`` is
 ``arcs`` (stored directed edges), the name older results use; ``undirected_edges`` is
 ``null`` for a directed graph (see :meth:`~rodinia_bfs.graphs.csr.CSRGraph.edge_counts`).
 
@@ -31,6 +34,16 @@ Two GTEPS: ``gteps_median`` counts the arcs out of the reached vertices
 ``gteps_graph500_median`` the input edges in the traversed component, each undirected
 edge once (:func:`~rodinia_bfs.bench.runner.input_edges`, Graph500's TEPS). Each is the
 median over the sources of that source's edges over its time.
+
+What a user waits for, per variant (docs/measuring.rst explains each): ``setup_ms``
+(the CSRGraph in host memory to ready to search, the kernel cache warm),
+``setup_cold_ms`` (the same with an empty kernel cache), ``wall_ms`` (median of one
+search with its levels and parents in host memory, host clock) and ``oneshot_ms``
+(median of one ``rodinia_bfs.bfs()`` call). Results written before these were measured
+lack them.
+
+The bench prints a short table (:func:`~rodinia_bfs.bench.report.terminal_table`);
+``table.md`` and ``table.csv`` hold every figure, one row per graph.
 
 A variant that failed validation has ``valid: false`` and an ``error``, and no times.
 """
@@ -82,8 +95,10 @@ def main(args) -> int:
     """Run ``rodinia-bfs bench`` from parsed command-line ``args``; return the exit status."""
     from rodinia_bfs.bench import report
 
-    if args.plot or args.out:
+    if args.plot:
         report.require_matplotlib()  # fail now, not after an hour of measuring
+    # --out writes the plots where matplotlib is there, and says so where it is not
+    plots_in_out = bool(args.out) and report.have_matplotlib()
     files = list(getattr(args, "files", None) or [])
     suite = args.suite or (None if files else "quick")
     if args.graphs and suite is None:
@@ -105,14 +120,16 @@ def main(args) -> int:
     # The command that repeats the run, with the source count run_bench settled on.
     config.command = results["meta"]["command"] = command_line(args, config)
 
-    sys.stdout.write(report.markdown_table(results))
+    sys.stdout.write(report.terminal_table(results))  # the short table; all of it in the files
     sys.stdout.flush()
     if args.json:
         report.write_json(results, Path(args.json))
     if args.plot:
         report.write_plots(results, Path(args.plot))
     if args.out:
-        report.write_results_dir(results, Path(args.out))
+        report.write_results_dir(results, Path(args.out), plots=plots_in_out)
+        if not plots_in_out:
+            print(f"rodinia-bfs: {report.PLOTS_SKIPPED}", file=sys.stderr)
 
     broken = [(g["name"], name, v) for g in results["graphs"]
               for name, v in g["variants"].items() if not v["valid"]]

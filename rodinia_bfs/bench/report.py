@@ -17,6 +17,7 @@ import io
 import json
 import math
 import os
+import statistics
 import sys
 from pathlib import Path
 
@@ -63,12 +64,27 @@ def variant_names(results: dict) -> list[str]:
     return names
 
 
+#: What a user waits for, beside each variant's search time (see docs/measuring.rst):
+#: the key in the results and the column's name. Results of runs that did not measure
+#: them have none of these columns.
+WAITS = [("setup_ms", "set-up ms"), ("setup_cold_ms", "cold set-up ms"),
+         ("wall_ms", "wall ms"), ("oneshot_ms", "one-call ms")]
+
+
+def _has_waits(results: dict) -> bool:
+    return any("wall_ms" in measured for graph in results["graphs"]
+               for measured in graph["variants"].values())
+
+
 def table_rows(results: dict) -> tuple[list[str], list[list[str]]]:
-    """Header and rows of the results table: one row per graph."""
+    """Header and rows of the results table: one row per graph, every figure of each
+    variant (the table of table.md and table.csv)."""
     names = variant_names(results)
+    waits = WAITS if _has_waits(results) else []
     header = ["graph", "vertices", "arcs", "undirected edges", "levels", "reference ms"]
     for name in names:
         header += [f"{name} ms", f"{name} GTEPS", f"{name} speed-up", f"{name} Graph500 GTEPS"]
+        header += [f"{name} {column}" for _, column in waits]
     rows = []
     for graph in results["graphs"]:
         undirected = graph.get("undirected_edges")
@@ -83,9 +99,10 @@ def table_rows(results: dict) -> tuple[list[str], list[list[str]]]:
         for name in names:
             measured = graph["variants"].get(name)
             if measured is None:
-                row += ["", "", "", ""]
+                row += [""] * (4 + len(waits))
             elif not measured["valid"]:
-                row += ["FAILED" if measured.get("failed") else "INVALID", "-", "-", "-"]
+                row += ["FAILED" if measured.get("failed") else "INVALID"]
+                row += ["-"] * (3 + len(waits))
             else:
                 graph500 = measured.get("gteps_graph500_median")
                 row += [
@@ -94,8 +111,82 @@ def table_rows(results: dict) -> tuple[list[str], list[list[str]]]:
                     format_speedup(measured["speedup_vs_reference"]),
                     format_gteps(graph500) if graph500 is not None else "",
                 ]
+                row += [_ms_or_blank(measured.get(key)) for key, _ in waits]
         rows.append(row)
     return header, rows
+
+
+def _ms_or_blank(ms: float | None) -> str:
+    return "" if ms is None else format_ms(ms)
+
+
+def us_per_level(times_ms: list[float], levels: list[int]) -> float:
+    """The median over the sources of one BFS's time divided by its number of levels, in µs."""
+    return statistics.median(1000.0 * t / max(n, 1) for t, n in zip(times_ms, levels))
+
+
+#: The columns of the table the bench prints (every other figure is in table.csv and
+#: results.json).
+TERMINAL_COLUMNS = ["graph", "vertices", "arcs", "variant", "median ms", "wall ms", "GTEPS",
+                    "µs per level", "set-up ms", "valid"]
+LEFT = {0, 3, 9}  # the columns of words
+
+
+def terminal_rows(results: dict) -> list[list[str]]:
+    """One row per graph and variant (the CPU reference first), :data:`TERMINAL_COLUMNS`."""
+    rows = []
+    for graph in results["graphs"]:
+        first = [graph["name"], f"{graph['vertices']:,}", f"{graph.get('arcs', graph['edges']):,}"]
+        reference = graph["reference"]
+        rows.append(first + [
+            "reference", format_ms(reference["median_ms"]), "",
+            format_gteps(reference["gteps_median"]),
+            format_ms(us_per_level(reference["times_ms"], graph["levels"])), "", "yes"])
+        for name, measured in graph["variants"].items():
+            if measured["valid"]:
+                cells = [format_ms(measured["median_ms"]), _ms_or_blank(measured.get("wall_ms")),
+                         format_gteps(measured["gteps_median"]),
+                         format_ms(us_per_level(measured["times_ms"], measured["levels"])),
+                         _ms_or_blank(measured.get("setup_ms")), "yes"]
+            else:
+                cells = ["-"] * 5 + ["FAILED" if measured.get("failed") else "INVALID"]
+            rows.append(["", "", "", name, *cells])
+    return rows
+
+
+def terminal_table(results: dict) -> str:
+    """The short table the bench prints: :data:`TERMINAL_COLUMNS`, aligned, as markdown;
+    below it the fastest variant per graph and the skipped graphs."""
+    rows = terminal_rows(results)
+    widths = [max(len(cell) for cell in column) for column in zip(TERMINAL_COLUMNS, *rows)]
+
+    def line(cells):
+        padded = [cell.ljust(width) if i in LEFT else cell.rjust(width)
+                  for i, (cell, width) in enumerate(zip(cells, widths))]
+        return "| " + " | ".join(padded) + " |"
+
+    rule = "|" + "|".join("-" * (w + 1) + ("-" if i in LEFT else ":")
+                          for i, w in enumerate(widths)) + "|"
+    lines = [short_caption(results), "", line(TERMINAL_COLUMNS), rule]
+    lines += [line(row) for row in rows]
+    fastest = fastest_lines(results)
+    if fastest:
+        lines += ["", "Fastest variant per graph, and the default step (adaptive):", ""]
+        lines += [f"- {text}" for text in fastest]
+    for skipped in results.get("skipped", []):
+        lines += ["", f"Skipped {skipped['name']}: {skipped['reason']}"]
+    return "\n".join(lines) + "\n"
+
+
+def short_caption(results: dict) -> str:
+    """What the short table shows, in two lines; the rest is in the files."""
+    meta = results["meta"]
+    what = f"suite {meta['suite']}" if meta.get("suite") else "graph files"
+    return (
+        f"Medians over {meta['sources_per_graph']} sources per graph ({what}; "
+        f"{meta['device_description']}; {meta['date'][:10]}).\n"
+        f"median: the search; wall: the search and its result in host memory; set-up: to "
+        f"ready to search, kernel cache warm. Every other figure: --json or --out.")
 
 
 def caption(results: dict) -> str:
@@ -175,6 +266,20 @@ def write_json(results: dict, path: Path) -> None:
 
 
 # -- plots ---------------------------------------------------------------------
+
+
+def have_matplotlib() -> bool:
+    """Whether matplotlib can be imported (the ``plot`` extra is installed)."""
+    try:
+        require_matplotlib()
+    except RodiniaBFSError:
+        return False
+    return True
+
+
+#: What the bench says when ``--out`` writes no plots.
+PLOTS_SKIPPED = ("plots skipped: matplotlib is not installed "
+                 "(pip install 'rodinia-bfs[plot]' to get them)")
 
 
 def require_matplotlib():

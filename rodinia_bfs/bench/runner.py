@@ -7,12 +7,19 @@ For each graph (of a suite, or a file given on the command line) the runner
 2. times the CPU reference from each source; its levels are what every GPU run is
    checked against, and its median is the baseline every speed-up is quoted against;
 3. times the upload of the CSR arrays to the device on its own;
-4. for each GPU step: sets it up once (compile, upload, allocate: timed separately),
-   runs one warm-up BFS, then times one BFS per source with device events around
-   ``step.search`` (the reset and the whole host loop); the download of the result
-   (``step.results()``) comes after the second event and is not timed. Each result is
-   checked against the reference *after* the timed region;
-5. runs once more with ``profile=True`` for the per-level profile.
+4. for each GPU step: sets it up twice, timed (compile, upload, allocate), first with
+   an empty kernel cache (``setup_cold_ms``), then with the kernels in it
+   (``setup_ms``); runs one warm-up BFS, then times one BFS per source with device
+   events around ``step.search`` (the reset and the whole host loop); the download of
+   the result (``step.results()``) comes after the second event and is not timed. Each
+   result is checked against the reference *after* the timed region;
+5. times the same sources again on the host clock, each search with its levels and
+   parents downloaded into host memory (``wall_ms``: what a user of a prepared graph
+   waits for), validated the same way;
+6. runs once more with ``profile=True`` for the per-level profile;
+7. times a few one-shot calls, ``rodinia_bfs.bfs(graph, source, variant=...)`` from the
+   CSRGraph in host memory (``oneshot_ms``: the step set up again at each call),
+   validated too.
 
 A run that fails validation marks its variant invalid: its times are dropped (never
 report the time of a wrong answer) and the bench ends with a non-zero exit status.
@@ -25,6 +32,7 @@ import importlib.metadata
 import os
 import platform
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,6 +52,7 @@ from rodinia_bfs.bench.suites import (
 from rodinia_bfs.errors import RodiniaBFSError, ValidationError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.progress import Progress
+from rodinia_bfs.runtime import kernel_cache
 
 #: Seed of the source selection, so that every device is timed on the same sources.
 DEFAULT_SEED = 0
@@ -178,75 +187,166 @@ def time_upload(device, graph: CSRGraph) -> float:
     return elapsed_ms
 
 
-def _validate(graph: CSRGraph, source: int, run, reference) -> None:
-    """Raise ValidationError unless ``run`` matches the reference (and Graph500's rules)."""
+def _validate(graph: CSRGraph, source: int, levels, parents, reference) -> None:
+    """Raise ValidationError unless the result matches the reference (and Graph500's rules)."""
     from rodinia_bfs.validate import validate_result
 
-    validate_result(graph, source, run.levels, run.parents, reference)
+    validate_result(graph, source, levels, parents, reference)
 
 
-def time_step(device, step_class, graph: CSRGraph, sources: list[int],
-              expected: list, progress: Progress, label: str) -> dict:
-    """Set up one GPU step on ``graph``, time it from each source, validate, profile."""
+#: How many sources ``oneshot_ms`` is the median of: each call sets the step up again.
+ONESHOT_SOURCES = 3
+
+
+def _timed_setup(device, step_class, graph: CSRGraph):
+    """The step set up on ``graph`` (compile, upload, allocate), and the milliseconds it took."""
     device.synchronize()
     start = time.perf_counter()
     step = step_class(device, graph)
     device.synchronize()
-    setup_ms = (time.perf_counter() - start) * 1e3
+    return step, (time.perf_counter() - start) * 1e3
 
-    result = {"setup_ms": setup_ms, "valid": True}
-    try:
-        step.run(sources[0])  # warm-up: the first launches load the code and fill caches
-        stream = step.stream
-        begin, end = device.event(), device.event()
-        times, runs = [], []
-        # The sources back to back, as a user searching many sources would run them:
-        # each result is downloaded after its clock stops, and the CPU checks come after
-        # the last search, so that no long host pause sits between two timed searches.
-        for j, source in enumerate(sources):
-            progress.status(f"{label}: {step_class.name}, source {j + 1}/{len(sources)}")
-            # [bench-timing-begin]
-            device.synchronize()  # nothing else in flight when the clock starts
-            begin.record(stream)
-            run = step.search(source)  # the reset and the whole host loop
-            end.record(stream)
-            end.synchronize()
-            elapsed_ms = begin.elapsed_ms(end)
-            # [bench-timing-end]
-            run.levels, run.parents = step.results()  # the download is not timed
-            times.append(elapsed_ms)
-            runs.append(run)
-        for source, run, reference in zip(sources, runs, expected):
-            try:
-                _validate(graph, source, run, reference)  # every timed search, checked
-            except ValidationError as exc:
-                result.update(valid=False, error=f"source {source}: {exc}")
-                return result
-        depths = [_depth(run.levels) for run in runs]
-        iterations = [int(run.iterations) for run in runs]
-        del runs
 
-        # One more run, not counted above: events after every level cost a little.
-        profiled = step.run(sources[0], profile=True)
-        try:
-            _validate(graph, sources[0], profiled, expected[0])
-        except ValidationError as exc:
-            result.update(valid=False, error=f"source {sources[0]} (profile run): {exc}")
-            return result
-    finally:
+def search_and_download(step, source: int):
+    """One search with its levels and parents in host memory, as a user of a prepared
+    graph waits for it: the search, then the download of its result.
+
+    This is ``step.search`` then ``step.results()``, the path the steps offer today; it
+    is the one place to change when the bench times ``rodinia_bfs.prepare(...).bfs()``.
+    """
+    step.search(source)
+    return step.results()
+
+
+def time_step(device, step_class, graph: CSRGraph, sources: list[int],
+              expected: list, progress: Progress, label: str) -> dict:
+    """Set up one GPU step on ``graph``, time it from each source, validate, profile;
+    then what a user waits for: the set-up with an empty and with a warm kernel cache,
+    a search with its result downloaded, and one ``rodinia_bfs.bfs()`` call."""
+    # The kernels go into an empty cache of their own: the first set-up compiles them
+    # all (cold), every later one finds them (warm), whatever the user's cache holds,
+    # and the user's cache is left as it was. (The cpu emulator's libraries have a
+    # cache of their own, which stays warm: their compiles take seconds.)
+    with tempfile.TemporaryDirectory(prefix="rodinia-bfs-bench-kernels-") as kernels, \
+            kernel_cache.using(kernels):
+        step, setup_cold_ms = _timed_setup(device, step_class, graph)
         step.close()
+        step, setup_ms = _timed_setup(device, step_class, graph)
+        result = {"setup_ms": setup_ms, "setup_cold_ms": setup_cold_ms, "valid": True}
+        try:
+            measured = _time_searches(device, step, graph, sources, expected, progress, label)
+        finally:
+            step.close()
+        if "error" not in measured:  # one call at a time: no second copy of the step
+            measured.update(_time_oneshot(device, step_class.name, graph, sources, expected,
+                                          progress, label))
+    if "error" in measured:  # never the time of a wrong answer
+        result.update(valid=False, error=measured["error"])
+    else:
+        result.update(measured)
+    return result
 
-    result.update(spread(times))
-    result.update(
-        levels=depths,
-        iterations=iterations,
-        profile={
+
+def _time_searches(device, step, graph: CSRGraph, sources: list[int], expected: list,
+                   progress: Progress, label: str) -> dict:
+    """The search times (device events), the wall times and the per-level profile; or
+    ``{"error": ...}`` when a result is wrong."""
+    name = type(step).name
+    step.run(sources[0])  # warm-up: the first launches load the code and fill caches
+    stream = step.stream
+    begin, end = device.event(), device.event()
+    times, runs = [], []
+    # The sources back to back, as a user searching many sources would run them:
+    # each result is downloaded after its clock stops, and the CPU checks come after
+    # the last search, so that no long host pause sits between two timed searches.
+    for j, source in enumerate(sources):
+        progress.status(f"{label}: {name}, source {j + 1}/{len(sources)}")
+        # [bench-timing-begin]
+        device.synchronize()  # nothing else in flight when the clock starts
+        begin.record(stream)
+        run = step.search(source)  # the reset and the whole host loop
+        end.record(stream)
+        end.synchronize()
+        elapsed_ms = begin.elapsed_ms(end)
+        # [bench-timing-end]
+        run.levels, run.parents = step.results()  # the download is not timed
+        times.append(elapsed_ms)
+        runs.append(run)
+    for source, run, reference in zip(sources, runs, expected):
+        try:
+            _validate(graph, source, run.levels, run.parents, reference)  # every timed search
+        except ValidationError as exc:
+            return {"error": f"source {source}: {exc}"}
+    depths = [_depth(run.levels) for run in runs]
+    iterations = [int(run.iterations) for run in runs]
+    del runs
+
+    # The same sources again, on the host clock, each with its result in host memory.
+    walls, answers = [], []
+    for j, source in enumerate(sources):
+        progress.status(f"{label}: {name}, wall time, source {j + 1}/{len(sources)}")
+        device.synchronize()
+        # [bench-wall-timing-begin]
+        start = time.perf_counter()
+        levels, parents = search_and_download(step, source)
+        wall_ms = (time.perf_counter() - start) * 1e3
+        # [bench-wall-timing-end]
+        walls.append(wall_ms)
+        # A prepared graph may hand out the same buffers at every search: keep copies.
+        answers.append((np.array(levels), None if parents is None else np.array(parents)))
+    for source, (levels, parents), reference in zip(sources, answers, expected):
+        try:
+            _validate(graph, source, levels, parents, reference)
+        except ValidationError as exc:
+            return {"error": f"source {source} (wall time): {exc}"}
+    del answers
+
+    # One more run, not counted above: events after every level cost a little.
+    profiled = step.run(sources[0], profile=True)
+    try:
+        _validate(graph, sources[0], profiled.levels, profiled.parents, expected[0])
+    except ValidationError as exc:
+        return {"error": f"source {sources[0]} (profile run): {exc}"}
+
+    return {
+        **spread(times),
+        "wall_ms": float(np.median(walls)),
+        "wall_times_ms": [float(t) for t in walls],
+        "levels": depths,
+        "iterations": iterations,
+        "profile": {
             "source": sources[0],
             "frontier_sizes": frontier_sizes(expected[0].levels),
             "level_times_ms": [float(t) for t in profiled.level_times_ms],
         },
-    )
-    return result
+    }
+
+
+def _time_oneshot(device, name: str, graph: CSRGraph, sources: list[int], expected: list,
+                  progress: Progress, label: str) -> dict:
+    """``rodinia_bfs.bfs()`` from the first :data:`ONESHOT_SOURCES` sources, each call
+    from the CSRGraph in host memory to the result in host memory; or ``{"error": ...}``."""
+    calls, answers = [], []
+    count = min(ONESHOT_SOURCES, len(sources))
+    for j, source in enumerate(sources[:count]):
+        progress.status(f"{label}: {name}, one call, source {j + 1}/{count}")
+        device.synchronize()
+        # On the bench's own device: bfs() opens one per backend once in a process and
+        # keeps it, so no call after a user's first pays for opening one.
+        # [bench-oneshot-timing-begin]
+        start = time.perf_counter()
+        levels, parents = rodinia_bfs.bfs(graph, source, variant=name, backend=device)
+        oneshot_ms = (time.perf_counter() - start) * 1e3
+        # [bench-oneshot-timing-end]
+        calls.append(oneshot_ms)
+        answers.append((levels, parents))
+    for source, (levels, parents), reference in zip(sources, answers, expected):
+        try:
+            _validate(graph, source, levels, parents, reference)
+        except ValidationError as exc:
+            return {"error": f"source {source} (one call): {exc}"}
+    return {"oneshot_ms": float(np.median(calls)),
+            "oneshot_times_ms": [float(t) for t in calls]}
 
 
 def bench_graph(spec: GraphSpec, graph: CSRGraph, config: BenchConfig, device,
@@ -305,6 +405,10 @@ def bench_graph(spec: GraphSpec, graph: CSRGraph, config: BenchConfig, device,
             measured["speedup_vs_reference"] = reference_ms / measured["median_ms"]
             progress.note(
                 f"{label}: {name} {format_ms(measured['median_ms'])} ms (median), "
+                f"wall {format_ms(measured['wall_ms'])} ms, "
+                f"set-up {format_ms(measured['setup_ms'])} ms "
+                f"(cold {format_ms(measured['setup_cold_ms'])} ms), "
+                f"one call {format_ms(measured['oneshot_ms'])} ms, "
                 f"{format_gteps(measured['gteps_median'])} GTEPS (arcs), "
                 f"{format_gteps(measured['gteps_graph500_median'])} GTEPS (Graph500), "
                 f"{format_speedup(measured['speedup_vs_reference'])} the reference"

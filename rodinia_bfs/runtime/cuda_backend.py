@@ -15,10 +15,11 @@ kernel for ``sm_80`` and ``sm_90`` on machines without one.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from rodinia_bfs.errors import CompileError, DeviceError
-from rodinia_bfs.runtime import _checks
+from rodinia_bfs.runtime import _checks, kernel_cache
 from rodinia_bfs.runtime._gpu import GpuDevice, quietly, text
 
 try:  # cuda-python 12.6 and later
@@ -119,25 +120,59 @@ def nvrtc_target(major: int, minor: int) -> str:
     return f"compute_{max(older)}"
 
 
-def compile_program(source: str, arch: str = "sm_90", name: str = "kernel.hip",
-                    defines: dict | None = None,
-                    headers: dict[str, str] | None = None) -> tuple[bytes, str]:
-    """Compile HIP C++ ``source`` with NVRTC; returns ``(code, log)``.
-
-    ``arch`` ``"sm_90"`` gives a cubin, ``"compute_90"`` PTX. ``headers`` (include
-    name -> text) and ``cuda_hip_compat.h`` are handed to NVRTC in memory. Raises
-    :class:`CompileError` with NVRTC's full log when the source does not compile.
-    """
-    nvrtc_version()  # a clear error when NVRTC is missing
-    all_headers = _checks.all_headers(headers)
-    all_headers.setdefault(COMPAT_HEADER, compat_header())
-    options = [
+def compile_options(arch: str, defines: dict | None = None) -> list[str]:
+    """NVRTC's options for a compile for ``arch`` with the ``-D`` macros ``defines``."""
+    return [
         f"--gpu-architecture={arch}",
         f"--pre-include={COMPAT_HEADER}",
         "-default-device",  # functions without __device__/__host__ are device code
         "-std=c++17",
     ] + _checks.define_options(defines)
 
+
+def compiler_identity() -> str:
+    """Which NVRTC compiles, for the kernel cache's key: its version and the versions of
+    the packages that bring it (a patch release keeps ``nvrtcVersion``)."""
+    return "; ".join(["nvrtc %d.%d" % nvrtc_version(), *_nvrtc_packages()])
+
+
+@functools.lru_cache(maxsize=1)
+def _nvrtc_packages() -> tuple[str, ...]:
+    import importlib.metadata
+
+    found = []
+    for dist in ("cuda-bindings", "cuda-python", "nvidia-cuda-nvrtc", "nvidia-cuda-nvrtc-cu12"):
+        try:
+            found.append(f"{dist} {importlib.metadata.version(dist)}")
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return tuple(found)
+
+
+def compile_program(source: str, arch: str = "sm_90", name: str = "kernel.hip",
+                    defines: dict | None = None,
+                    headers: dict[str, str] | None = None, *,
+                    cache: bool | None = False) -> tuple[bytes, str]:
+    """Compile HIP C++ ``source`` with NVRTC; returns ``(code, log)``.
+
+    ``arch`` ``"sm_90"`` gives a cubin, ``"compute_90"`` PTX. ``headers`` (include
+    name -> text) and ``cuda_hip_compat.h`` are handed to NVRTC in memory. Raises
+    :class:`CompileError` with NVRTC's full log when the source does not compile.
+    ``cache=True`` (or ``None``: unless ``RODINIA_BFS_KERNEL_CACHE=0``) takes the code
+    from the :mod:`~rodinia_bfs.runtime.kernel_cache` when it was compiled before, as
+    the device's ``compile`` does.
+    """
+    nvrtc_version()  # a clear error when NVRTC is missing
+    all_headers = _checks.all_headers(headers)
+    all_headers.setdefault(COMPAT_HEADER, compat_header())
+    options = compile_options(arch, defines)
+    return kernel_cache.compiled(
+        "nvrtc", compiler_identity(), source, name, options, all_headers,
+        lambda: _nvrtc_compile(source, arch, name, options, all_headers), cache=cache)
+
+
+def _nvrtc_compile(source: str, arch: str, name: str, options: list[str],
+                   all_headers: dict[str, str]) -> tuple[bytes, str]:
     prog = cu_check(nvrtc.nvrtcCreateProgram(
         source.encode(), name.encode(), len(all_headers),
         [text.encode() for text in all_headers.values()],
@@ -255,7 +290,7 @@ class CudaDevice(GpuDevice):
     def _compile(self, source, name, defines, headers):
         if self._target is None:
             self._target = nvrtc_target(*self.compute_capability)
-        return compile_program(source, self._target, name, defines, headers)
+        return compile_program(source, self._target, name, defines, headers, cache=None)
 
     def _module_load(self, code, name):
         return cu_check(driver.cuModuleLoadData(code), f"cuModuleLoadData({name}, {self._target})")

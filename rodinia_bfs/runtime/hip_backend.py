@@ -21,6 +21,7 @@ at the full paths before its first call. ``RODINIA_BFS_HIP_LIBRARY`` and
 from __future__ import annotations
 
 import ctypes
+import functools
 import importlib.metadata
 import logging
 import os
@@ -31,7 +32,7 @@ from pathlib import Path
 
 
 from rodinia_bfs.errors import CompileError, DeviceError
-from rodinia_bfs.runtime import _checks
+from rodinia_bfs.runtime import _checks, kernel_cache
 from rodinia_bfs.runtime._gpu import GpuDevice, text
 
 try:
@@ -318,14 +319,42 @@ def known_targets() -> set[str] | None:
     return _KNOWN_TARGETS[0]
 
 
+def compile_options(arch: str, defines: dict | None = None) -> list[str]:
+    """hiprtc's options for a compile for ``arch`` with the ``-D`` macros ``defines``."""
+    return [f"--offload-arch={offload_arch(arch)}", "-O3", "-std=c++17"] + \
+        _checks.define_options(defines)
+
+
+@functools.lru_cache(maxsize=1)
+def compiler_identity() -> str:
+    """Which hiprtc compiles, for the kernel cache's key: ``hiprtcVersion`` and the
+    libraries it runs (hiprtc and comgr), each with its size and time, which change
+    when ROCm is updated under the same version number. Asked once per process."""
+    try:
+        words = ["hiprtc %d.%d" % tuple(hip_check(hiprtc.hiprtcVersion(), "hiprtcVersion"))]
+    except (DeviceError, AttributeError):  # a HIP Python without it: the libraries say enough
+        words = ["hiprtc"]
+    for library in (LIBRARIES.get("hiprtc"), _comgr_library()):
+        try:
+            stat = os.stat(library)
+            words.append(f"{library} {stat.st_size} {stat.st_mtime_ns}")
+        except (OSError, TypeError):  # not found, or a bare name
+            words.append(str(library))
+    return "; ".join(words)
+
+
 def compile_program(source: str, arch: str, name: str = "kernel.hip",
                     defines: dict | None = None,
-                    headers: dict[str, str] | None = None) -> tuple[bytes, str]:
+                    headers: dict[str, str] | None = None, *,
+                    cache: bool | None = False) -> tuple[bytes, str]:
     """Compile HIP C++ ``source`` with hiprtc for ``arch``; returns ``(code object, log)``.
 
     ``headers`` (include name -> text) are handed to hiprtc in memory, so that
     ``#include "bfs_common.h"`` works wherever the package is installed. Raises
     :class:`CompileError` with hiprtc's full log when the source does not compile.
+    ``cache=True`` (or ``None``: unless ``RODINIA_BFS_KERNEL_CACHE=0``) takes the code
+    from the :mod:`~rodinia_bfs.runtime.kernel_cache` when it was compiled before, as
+    the device's ``compile`` does.
     """
     _require_hip_python()
     configure_libraries()
@@ -337,9 +366,14 @@ def compile_program(source: str, arch: str, name: str = "kernel.hip",
             f"this ROCm's compiler does not know {offload_arch(arch)} (it knows "
             f"{', '.join(sorted(targets))}); a newer ROCm is needed")
     all_headers = _checks.all_headers(headers)
-    options = [f"--offload-arch={offload_arch(arch)}", "-O3", "-std=c++17"]
-    options += _checks.define_options(defines)
+    options = compile_options(arch, defines)
+    return kernel_cache.compiled(
+        "hiprtc", compiler_identity(), source, name, options, all_headers,
+        lambda: _hiprtc_compile(source, arch, name, options, all_headers), cache=cache)
 
+
+def _hiprtc_compile(source: str, arch: str, name: str, options: list[str],
+                    all_headers: dict[str, str]) -> tuple[bytes, str]:
     prog = _loading(lambda: hip_check(hiprtc.hiprtcCreateProgram(
         source.encode(), name.encode(), len(all_headers),
         [text.encode() for text in all_headers.values()],
@@ -438,7 +472,7 @@ class HipDevice(GpuDevice):
 
     # -- compilation: hiprtc for this device's architecture ---------------------------------
     def _compile(self, source, name, defines, headers):
-        return compile_program(source, self.arch, name, defines, headers)
+        return compile_program(source, self.arch, name, defines, headers, cache=None)
 
     def _module_load(self, code, name):
         return hip_check(hip.hipModuleLoadData(code), f"hipModuleLoadData({name})")
