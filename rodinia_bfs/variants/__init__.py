@@ -12,6 +12,7 @@ from rodinia_bfs.variants.balanced import BalancedBFS
 from rodinia_bfs.variants.base import GPUStep
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
 from rodinia_bfs.variants.persistent import PersistentBFS
+from rodinia_bfs.variants.persistent_basic import PersistentBasicBFS
 from rodinia_bfs.variants.privatized import PrivatizedBFS
 from rodinia_bfs.variants.push_pull import PushPullBFS
 from rodinia_bfs.variants.queue import QueueBFS
@@ -24,6 +25,7 @@ STEPS: dict[str, type[GPUStep]] = {
     QueueBFS.name: QueueBFS,
     PrivatizedBFS.name: PrivatizedBFS,
     BalancedBFS.name: BalancedBFS,
+    PersistentBasicBFS.name: PersistentBasicBFS,
     PersistentBFS.name: PersistentBFS,
     PushPullBFS.name: PushPullBFS,
     AdaptiveBFS.name: AdaptiveBFS,
