@@ -121,9 +121,9 @@ class PersistentBasicBFS(GPUStep):
         dev.memcpy_dtoh_async(self.h_status, self.status, stream)
         stream.synchronize()  # the one wait
         levels, error = self.h_status.tolist()
-        if levels == 0:  # the kernel returned without a word: a grid barrier gave up
+        if levels == 0:  # the kernel returned without its status: a grid barrier gave up
             dev.check_grid_barrier(self.barrier, self.kernel.name)
-            raise DeviceError(f"{self.name} BFS stopped before its first level ended")
+            raise DeviceError(f"{self.name} BFS stopped without writing its status")
         if error:
             n = self.graph.num_vertices
             raise DeviceError(f"{self.name} BFS did not finish after {levels} levels: a level "
