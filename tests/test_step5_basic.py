@@ -35,8 +35,10 @@ def cycle(n: int) -> CSRGraph:
     return CSRGraph.from_edges(np.arange(n), (np.arange(n) + 1) % n, n, name=f"cycle-{n}")
 
 
-def test_registered_before_the_tuned_step():
+def test_registered_between_step_4_and_the_tuned_step():
     names = list(STEPS)
+    assert STEPS["persistent_basic"] is PersistentBasicBFS
+    assert names.index("balanced") + 1 == names.index("persistent_basic")
     assert names.index("persistent_basic") + 1 == names.index("persistent")
 
 
