@@ -198,3 +198,65 @@ def test_barrier_that_gives_up_is_an_error(device):
                                                  **small_blocks(device)) as step:
         with pytest.raises(DeviceError, match="without writing its status"):
             step.run(0)
+
+
+# -- the ladder script -------------------------------------------------------------------
+
+def load_ladder():
+    """benchmarks/ladder.py as a module."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "ladder.py"
+    spec = importlib.util.spec_from_file_location("ladder", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_ladder_times_the_basic_and_the_tuned_step(tmp_path, capsys):
+    """benchmarks/ladder.py on the emulator and a tiny graph: both rungs timed from every
+    source in every repeat, each result checked, the figures in JSON and a table."""
+    import json
+    from pathlib import Path
+
+    graph = Path(__file__).resolve().parent / "data" / "example.gr"
+    ladder = load_ladder()
+    out = tmp_path / "ladder"
+    code = ladder.main(["--backend", "cpu", "--files", str(graph), "--sources", "2",
+                        "--repeats", "2", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    results = json.loads((out / "results.json").read_text())
+    assert results["meta"]["backend"] == "cpu" and results["meta"]["repeats"] == 2
+    (entry,) = results["graphs"]
+    assert [r["variant"] for r in entry["rungs"]] == ["persistent_basic", "persistent"]
+    for rung in entry["rungs"]:
+        assert [len(repeat) for repeat in rung["times_ms"]] == [2, 2]
+        low, high = rung["spread_ms"]
+        assert low <= high and rung["min_ms"] <= low and high <= rung["max_ms"]
+    first, second = entry["rungs"]
+    assert first["beyond_spread"] is None and isinstance(second["beyond_spread"], bool)
+    assert second["total_speedup"] == pytest.approx(first["median_ms"] / second["median_ms"])
+    table = (out / "table.md").read_text()
+    assert "| persistent_basic |" in table and "| persistent |" in table
+    assert "benchmarks/ladder.py" in (out / "command.txt").read_text()
+
+
+def test_ladder_stops_on_a_wrong_result(tmp_path, capsys, monkeypatch):
+    """A rung whose levels differ from the reference's fails the run with one line."""
+    from pathlib import Path
+
+    correct = PersistentBasicBFS.results
+
+    def wrong(self):
+        levels, parents = correct(self)
+        levels[levels == 1] = 2
+        return levels, parents
+
+    monkeypatch.setattr(PersistentBasicBFS, "results", wrong)
+    graph = Path(__file__).resolve().parent / "data" / "example.gr"
+    code = load_ladder().main(["persistent_basic", "--backend", "cpu", "--files", str(graph),
+                               "--sources", "1", "--repeats", "1", "--out", str(tmp_path)])
+    assert code == 1
+    assert "wrong levels" in capsys.readouterr().err
+    assert not (tmp_path / "results.json").exists()
