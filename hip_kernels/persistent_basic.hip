@@ -13,7 +13,7 @@
 #error "compile with -DBLOCK_SIZE=<threads per block>"
 #endif
 
-// [persistent-basic-kernel-begin]
+// [persistent-basic-head-begin]
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
 persistent_basic(const PersistentBasicArgs* args)
 {
@@ -21,6 +21,7 @@ persistent_basic(const PersistentBasicArgs* args)
     const vertex_t n = a.num_vertices;
     const bfs_u32 thread = blockIdx.x * BLOCK_SIZE + threadIdx.x;
     const bfs_u32 threads = gridDim.x * BLOCK_SIZE;
+    // [persistent-basic-head-end]
 
     // [persistent-basic-start-begin]
     // Level 0: the source alone in queue 0. Others read these only after the barrier.
@@ -33,7 +34,7 @@ persistent_basic(const PersistentBasicArgs* args)
     if (!grid_sync(a.barrier)) return;  // it gave up: the host reports the barrier's failure
     // [persistent-basic-start-end]
 
-    // [persistent-basic-loop-begin]
+    // [persistent-basic-level-begin]
     level_t level = 0;
     bfs_u32 error = 0;
     for (;;) {
@@ -56,6 +57,7 @@ persistent_basic(const PersistentBasicArgs* args)
         const vertex_t* frontier = a.queues + (edge_t)(level % 2) * n;
         vertex_t* next_frontier = a.queues + (edge_t)((level + 1) % 2) * n;
         bfs_u32* next_size = &a.counts[(level + 1) % 3];
+        // [persistent-basic-level-end]
 
         // [persistent-basic-expand-begin]
         // Step 2's expansion: the grid strides over the queue, a thread per vertex.
@@ -73,6 +75,7 @@ persistent_basic(const PersistentBasicArgs* args)
         }
         // [persistent-basic-expand-end]
 
+        // [persistent-basic-barrier-begin]
         // The level is done when every block is: what they wrote (levels, the next
         // queue, its size) is visible to every thread after the barrier.
         if (!grid_sync(a.barrier)) return;
@@ -82,6 +85,5 @@ persistent_basic(const PersistentBasicArgs* args)
         a.status[STATUS_LEVELS] = (bfs_u32)level;
         a.status[STATUS_ERROR] = error;
     }
-    // [persistent-basic-loop-end]
 }
-// [persistent-basic-kernel-end]
+// [persistent-basic-barrier-end]

@@ -81,9 +81,13 @@ class PersistentBasicBFS(GPUStep):
         # Pinned host memory: the record goes up from h_args, the status comes back.
         self.h_args = device.host_malloc(1, ARGS)
         self.h_status = device.host_malloc(2, np.uint32)
-        self.h_args[0] = (self.offsets.ptr, self.edges.ptr, self.levels.ptr,
-                          self.parents.ptr, self.queues.ptr, self.counts.ptr,
-                          self.barrier.ptr, 0, self.status.ptr, n, 0)
+        self.h_args[0] = np.zeros((), ARGS)  # no clocks, source 0: set before each search
+        buffers = dict(offsets=self.offsets, edges=self.edges, levels=self.levels,
+                       parents=self.parents, queues=self.queues, counts=self.counts,
+                       barrier=self.barrier, status=self.status)
+        for field, buffer in buffers.items():
+            self.h_args[field] = buffer.ptr  # a device address
+        self.h_args["num_vertices"] = n
         self.launch = device.prepare_launch(self.kernel, self.grid_blocks, block_size,
                                             [self.args], cooperative=True)
     # [persistent-basic-setup-end]
@@ -96,7 +100,7 @@ class PersistentBasicBFS(GPUStep):
         dev.memset(self.levels, 0xFF, stream=s)  # every int32 is -1
         dev.memset(self.parents, 0xFF, stream=s)
         dev.memset(self.state, 0, stream=s)
-        self.h_args[0]["source"] = source
+        self.h_args["source"] = source
         dev.memcpy_htod_async(self.args, self.h_args, s)
     # [persistent-basic-reset-end]
 
@@ -106,7 +110,7 @@ class PersistentBasicBFS(GPUStep):
         n = self.graph.num_vertices
         if profile and self.clocks is None:
             self.clocks = self._alloc(8 * (n + 1))  # a level may start at most n + 1 times
-        self.h_args[0]["clocks"] = self.clocks.ptr if profile else 0
+        self.h_args["clocks"] = self.clocks.ptr if profile else 0
         outcome = super().search(source, profile=profile)
         if profile:
             ticks = self.device.from_device(self.clocks, outcome.iterations + 1, np.uint64)
