@@ -167,7 +167,8 @@ def main(argv=None) -> int:
     parser.add_argument("--files", nargs="+", default=[], help="graph files")
     parser.add_argument("--suite", default="standard", help="suite of --graphs (default: standard)")
     parser.add_argument("--sources", type=int, default=16, help="sources per graph (default: 16)")
-    parser.add_argument("--repeats", type=int, default=5, help="rounds over the sources (default: 5)")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="rounds over the sources (default: 5)")
     parser.add_argument("--backend", default="auto", help="auto, hip, cuda or cpu (default: auto)")
     parser.add_argument("--warp-size", type=int, choices=(32, 64),
                         help="the cpu emulator's warp size")
@@ -192,7 +193,8 @@ def main(argv=None) -> int:
         print(f"ladder: {exc}", file=sys.stderr)
         return 1
 
-    command = shlex.join(["python", "benchmarks/ladder.py", *(argv if argv is not None else sys.argv[1:])])
+    given = argv if argv is not None else sys.argv[1:]
+    command = shlex.join(["python", "benchmarks/ladder.py", *given])
     meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "host": platform.node(), "device": device.name, "backend": device.backend,
             "device_description": device.describe(), "rodinia_bfs": rodinia_bfs.__version__,
@@ -201,7 +203,8 @@ def main(argv=None) -> int:
     (args.out / "results.json").write_text(json.dumps({"meta": meta, "graphs": graphs},
                                                       indent=1) + "\n")
     header = f"Ladder on {device.describe()}, {meta['date'][:10]}.\n\n"
-    (args.out / "table.md").write_text(header + "\n".join(markdown(g, args.repeats) for g in graphs))
+    tables = "\n".join(markdown(graph, args.repeats) for graph in graphs)
+    (args.out / "table.md").write_text(header + tables)
     (args.out / "command.txt").write_text(command + "\n")
     return 0
 
