@@ -81,9 +81,6 @@ persistent_basic(const PersistentBasicArgs* args)
         if (!grid_sync(a.barrier)) return;
         level++;
     }
-    if (thread == 0) {
-        a.status[STATUS_LEVELS] = (bfs_u32)level;
-        a.status[STATUS_ERROR] = error;
-    }
+    if (thread == 0) *a.status = PersistentBasicStatus{(bfs_u32)level, error};
 }
 // [persistent-basic-barrier-end]

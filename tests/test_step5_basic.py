@@ -15,7 +15,7 @@ from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.kernels import kernel_headers
 from rodinia_bfs.variants import STEPS
-from rodinia_bfs.variants.persistent_basic import ARGS, PersistentBasicBFS
+from rodinia_bfs.variants.persistent_basic import ARGS, STATUS, PersistentBasicBFS
 
 from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources, edit_kernel,
                      hiprtc_or_skip, nvrtc_or_skip, with_kernel)
@@ -76,73 +76,81 @@ def test_bad_options(device, options, message):
         PersistentBasicBFS(device, grid2d(3, 3), **options)
 
 
-# -- the argument record: one struct in C, described once in Python --------------------
+# -- the records: declared once in C, described once in Python ------------------------
 
-def layout_probe() -> str:
+#: Each record of hip_kernels/persistent_basic.h and its description in Python.
+RECORDS = {"PersistentBasicArgs": ARGS, "PersistentBasicStatus": STATUS}
+
+
+def layout_probe(record: str, dtype: np.dtype) -> str:
     """A kernel that writes the record's size, then each field's offset and size, in the
-    order of ARGS; a field of ARGS missing from the header fails to compile."""
-    lines = ["out[0] = sizeof(PersistentBasicArgs);"]
-    for k, name in enumerate(ARGS.names):
-        lines.append(f"out[{1 + 2 * k}] = __builtin_offsetof(PersistentBasicArgs, {name});")
-        lines.append(f"out[{2 + 2 * k}] = sizeof(((PersistentBasicArgs*)0)->{name});")
+    order of ``dtype``; a field of ``dtype`` missing from the header fails to compile."""
+    lines = [f"out[0] = sizeof({record});"]
+    for k, name in enumerate(dtype.names):
+        lines.append(f"out[{1 + 2 * k}] = __builtin_offsetof({record}, {name});")
+        lines.append(f"out[{2 + 2 * k}] = sizeof((({record}*)0)->{name});")
     body = "\n        ".join(lines)
     return ('#include "persistent_basic.h"\n'
-            'extern "C" __global__ void args_layout(bfs_u64* out)\n'
+            'extern "C" __global__ void layout(bfs_u64* out)\n'
             "{\n    if (blockIdx.x == 0 && threadIdx.x == 0) {\n        " + body + "\n    }\n}\n")
 
 
-def python_layout() -> list[int]:
-    """The same figures from ARGS."""
-    words = [ARGS.itemsize]
-    for name in ARGS.names:
-        dtype, offset = ARGS.fields[name][:2]
-        words += [offset, dtype.itemsize]
+def python_layout(dtype: np.dtype) -> list[int]:
+    """The same figures from ``dtype``."""
+    words = [dtype.itemsize]
+    for name in dtype.names:
+        field, offset = dtype.fields[name][:2]
+        words += [offset, field.itemsize]
     return words
 
 
-def test_args_layout_matches_the_header(device):
-    """sizeof and offsetof as the emulator's compiler lays the record out. The record
-    has no padding (ARGS.itemsize is the sum of its fields), so a field of the header
-    missing from ARGS moves an offset or the size."""
-    module = device.compile(layout_probe(), "args_layout.hip", headers=kernel_headers())
-    words = len(python_layout())
+@pytest.mark.parametrize("record", sorted(RECORDS))
+def test_layout_matches_the_header(device, record):
+    """sizeof and offsetof as the emulator's compiler lays the record out. The records
+    have no padding (the size is the sum of the fields), so a field of the header missing
+    from the description moves an offset or the size."""
+    dtype = RECORDS[record]
+    module = device.compile(layout_probe(record, dtype), "layout.hip", headers=kernel_headers())
+    words = len(python_layout(dtype))
     out = device.malloc(8 * words)
     try:
-        device.launch(module.get_function("args_layout"), 1, 1, [out])
+        device.launch(module.get_function("layout"), 1, 1, [out])
         device.synchronize()
         got = device.from_device(out, words, np.uint64).tolist()
     finally:
         device.free(out)
-    assert got == python_layout()
-    assert ARGS.itemsize == sum(ARGS.fields[name][0].itemsize for name in ARGS.names)
+    assert got == python_layout(dtype)
+    assert dtype.itemsize == sum(dtype.fields[name][0].itemsize for name in dtype.names)
 
 
 def static_layout_checks() -> str:
-    """The layout of ARGS as static_asserts, for the GPU compilers (no GPU to run on)."""
-    size, *fields = python_layout()
-    lines = ['#include "persistent_basic.h"',
-             f'static_assert(sizeof(PersistentBasicArgs) == {size}, "size");']
-    for k, name in enumerate(ARGS.names):
-        offset, nbytes = fields[2 * k], fields[2 * k + 1]
-        lines.append(f'static_assert(__builtin_offsetof(PersistentBasicArgs, {name}) == {offset}, '
-                     f'"offset of {name}");')
-        lines.append(f'static_assert(sizeof(((PersistentBasicArgs*)0)->{name}) == {nbytes}, '
-                     f'"size of {name}");')
-    lines.append('extern "C" __global__ void args_layout_checked() {}')
+    """The layout of every record as static_asserts, for the GPU compilers (no GPU to
+    run on)."""
+    lines = ['#include "persistent_basic.h"']
+    for record, dtype in RECORDS.items():
+        size, *fields = python_layout(dtype)
+        lines.append(f'static_assert(sizeof({record}) == {size}, "size of {record}");')
+        for k, name in enumerate(dtype.names):
+            offset, nbytes = fields[2 * k], fields[2 * k + 1]
+            lines.append(f'static_assert(__builtin_offsetof({record}, {name}) == {offset}, '
+                         f'"offset of {name}");')
+            lines.append(f'static_assert(sizeof((({record}*)0)->{name}) == {nbytes}, '
+                         f'"size of {name}");')
+    lines.append('extern "C" __global__ void layout_checked() {}')
     return "\n".join(lines) + "\n"
 
 
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx1030"])
-def test_args_layout_with_hiprtc(arch):
+def test_layout_with_hiprtc(arch):
     hiprtc = hiprtc_or_skip()
-    code = hiprtc.compile_for_arch(static_layout_checks(), arch, "args_layout.hip",
+    code = hiprtc.compile_for_arch(static_layout_checks(), arch, "layout.hip",
                                    headers=kernel_headers())
     assert code[:4] == b"\x7fELF"
 
 
-def test_args_layout_with_nvrtc():
+def test_layout_with_nvrtc():
     nvrtc = nvrtc_or_skip()
-    cubin = nvrtc.compile_for_arch(static_layout_checks(), "sm_90", "args_layout.hip",
+    cubin = nvrtc.compile_for_arch(static_layout_checks(), "sm_90", "layout.hip",
                                    headers=kernel_headers())
     assert cubin[:4] == b"\x7fELF"
 
@@ -154,8 +162,9 @@ def test_layout_checks_can_fail():
     nvrtc = nvrtc_or_skip()
     wrong = static_layout_checks().replace("PersistentBasicArgs, source) == ",
                                            "PersistentBasicArgs, source) == 1 + ")
+    assert wrong != static_layout_checks()
     with pytest.raises(CompileError, match="offset of source"):
-        nvrtc.compile_for_arch(wrong, "sm_90", "args_layout.hip", headers=kernel_headers())
+        nvrtc.compile_for_arch(wrong, "sm_90", "layout.hip", headers=kernel_headers())
 
 
 # -- never a hang ------------------------------------------------------------------------

@@ -20,17 +20,15 @@ from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device
 from rodinia_bfs.variants.base import GPUStep, LevelTimer, check_fits
 
 # [persistent-basic-args-py-begin]
-#: PersistentBasicArgs (hip_kernels/persistent_basic.h), field by field: device
-#: pointers are 8-byte addresses. ``align=True`` lays it out as a C compiler does.
+#: The records of hip_kernels/persistent_basic.h, field by field: device pointers are
+#: 8-byte addresses, and ``align=True`` lays each out as a C compiler does.
+STATUS = np.dtype([("levels", "<u4"), ("error", "<u4")], align=True)
 ARGS = np.dtype([
     ("offsets", "<u8"), ("edges", "<u8"), ("levels", "<u8"), ("parents", "<u8"),
     ("queues", "<u8"), ("counts", "<u8"), ("barrier", "<u8"), ("clocks", "<u8"),
     ("status", "<u8"), ("num_vertices", "<i4"), ("source", "<i4"),
 ], align=True)
 # [persistent-basic-args-py-end]
-
-#: The kernel's status words (STATUS_LEVELS, STATUS_ERROR in persistent_basic.h).
-STATUS_LEVELS, STATUS_ERROR = 0, 1
 
 #: Threads per block: as many as a block may have, so that the grid has few blocks (a
 #: grid barrier costs more the more blocks take part).
@@ -71,16 +69,16 @@ class PersistentBasicBFS(GPUStep):
         self.levels = self._alloc(4 * n)
         self.parents = self._alloc(4 * n)
         self.queues = self._alloc(2 * 4 * n)  # this level's and the next
-        # The three counters, the status words and the barrier: zeroed by one memset.
-        self.state = self._alloc(4 * 3 + 4 * 2 + GRID_BARRIER_BYTES)
+        # The barrier, the three counters and the status: zeroed by one memset.
+        self.state = self._alloc(GRID_BARRIER_BYTES + 4 * 3 + STATUS.itemsize)
         self.barrier = self.state.view(0, GRID_BARRIER_BYTES)
         self.counts = self.state.view(GRID_BARRIER_BYTES, 4 * 3)
-        self.status = self.state.view(GRID_BARRIER_BYTES + 4 * 3, 4 * 2)
+        self.status = self.state.view(GRID_BARRIER_BYTES + 4 * 3, STATUS.itemsize)
         self.clocks = None  # a device_clock() per level, allocated by the first profile run
         self.args = self._alloc(ARGS.itemsize)  # the kernel's argument record
         # Pinned host memory: the record goes up from h_args, the status comes back.
         self.h_args = device.host_malloc(1, ARGS)
-        self.h_status = device.host_malloc(2, np.uint32)
+        self.h_status = device.host_malloc(1, STATUS)
         self.h_args[0] = np.zeros((), ARGS)  # no clocks, source 0: set before each search
         buffers = dict(offsets=self.offsets, edges=self.edges, levels=self.levels,
                        parents=self.parents, queues=self.queues, counts=self.counts,
@@ -124,7 +122,7 @@ class PersistentBasicBFS(GPUStep):
         self.launch(stream)  # hipModuleLaunchCooperativeKernel: the whole search
         dev.memcpy_dtoh_async(self.h_status, self.status, stream)
         stream.synchronize()  # the one wait
-        levels, error = self.h_status.tolist()
+        levels, error = int(self.h_status["levels"][0]), int(self.h_status["error"][0])
         if levels == 0:  # the kernel returned without its status: a grid barrier gave up
             dev.check_grid_barrier(self.barrier, self.kernel.name)
             raise DeviceError(f"{self.name} BFS stopped without writing its status")
