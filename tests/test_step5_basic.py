@@ -104,23 +104,35 @@ def python_layout(dtype: np.dtype) -> list[int]:
     return words
 
 
-@pytest.mark.parametrize("record", sorted(RECORDS))
-def test_layout_matches_the_header(device, record):
-    """sizeof and offsetof as the emulator's compiler lays the record out. The records
-    have no padding (the size is the sum of the fields), so a field of the header missing
-    from the description moves an offset or the size."""
-    dtype = RECORDS[record]
+def device_layout(device, record: str, dtype: np.dtype) -> list[int]:
+    """What the layout probe of ``record`` writes, run on ``device``."""
     module = device.compile(layout_probe(record, dtype), "layout.hip", headers=kernel_headers())
     words = len(python_layout(dtype))
     out = device.malloc(8 * words)
     try:
         device.launch(module.get_function("layout"), 1, 1, [out])
         device.synchronize()
-        got = device.from_device(out, words, np.uint64).tolist()
+        return device.from_device(out, words, np.uint64).tolist()
     finally:
         device.free(out)
-    assert got == python_layout(dtype)
+
+
+@pytest.mark.parametrize("record", sorted(RECORDS))
+def test_layout_matches_the_header(device, record):
+    """sizeof and offsetof as the emulator's compiler lays the record out. The records
+    have no padding (the size is the sum of the fields), so a field of the header missing
+    from the description moves an offset or the size."""
+    dtype = RECORDS[record]
+    assert device_layout(device, record, dtype) == python_layout(dtype)
     assert dtype.itemsize == sum(dtype.fields[name][0].itemsize for name in dtype.names)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("record", sorted(RECORDS))
+def test_gpu_layout_matches_the_header(gpu, record):
+    """The same, as the GPU's own compiler lays the record out."""
+    dtype = RECORDS[record]
+    assert device_layout(gpu, record, dtype) == python_layout(dtype)
 
 
 def static_layout_checks() -> str:
