@@ -4,7 +4,10 @@ Chapter 5: one launch, many levels
 
 What you will learn:
 
-* how step 5 runs a whole BFS on the device: one block runs level after level while the
+* how the basic kernel of step 5 (``persistent_basic``) runs a whole BFS in one
+  cooperative launch: step 2's expansion, a thread per frontier vertex, with a grid-wide
+  barrier after each level, and the host waiting once;
+* how the tuned step 5 runs a whole BFS on the device: one block runs level after level while the
   frontier fits its shared memory, and a cooperative launch of the whole grid, with a
   grid-wide barrier between levels, takes the levels whose frontier is too large;
 * that the host waits for the device once per search (once per batch of kernels), where
@@ -13,7 +16,8 @@ What you will learn:
   and how a frontier that grows hands over from the block to the grid and back;
 * that the result is the same whichever kernel ran a level, at warp size 32 or 64.
 
-Three graphs: a 256 x 256 grid (a mesh with hundreds of levels, all small: the single
+The basic kernel searches the first two graphs below. Then the tuned step, on three
+graphs: a 256 x 256 grid (a mesh with hundreds of levels, all small: the single
 block runs them all), a Graph500 Kronecker graph of scale 14 (a frontier of thousands of
 vertices in the middle levels: the grid takes those), and the same grid again with a
 single block of small queues (64 entries), so that the search goes from one kernel to
@@ -34,6 +38,7 @@ from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.validate import report
 from rodinia_bfs.variants.persistent import PersistentBFS
+from rodinia_bfs.variants.persistent_basic import PersistentBasicBFS
 
 
 def runs_of(kernels):
@@ -63,6 +68,18 @@ def main() -> int:
         (grid, 300, {"sb_capacity": 64}),
     ]
     problems = []
+    # The basic kernel first: one launch of the whole grid, a barrier between levels.
+    for graph, source, _ in runs[:2]:
+        print(f"\ngraph: {graph!r}, source {source}, the basic kernel")
+        with PersistentBasicBFS(device, graph) as step:
+            result = step.run(source)
+            print(f"  one cooperative launch of {step.grid_blocks} blocks of {step.block_size} "
+                  f"threads ran {result.iterations} levels; the host waited once")
+        if args.inject_error and not problems:
+            example.inject_level_error(result.levels, vertex=source)
+        example.check_result(problems, graph.name, graph, source, result,
+                             bfs_reference(graph, source))
+
     for graph, source, options in runs:
         print(f"\ngraph: {graph!r}, source {source}, options {options or 'default'}")
         reference = bfs_reference(graph, source)

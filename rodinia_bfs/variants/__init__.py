@@ -14,6 +14,7 @@ from rodinia_bfs.variants.base import GPUStep
 from rodinia_bfs.variants.edge_centric import EdgeCentricBFS
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
 from rodinia_bfs.variants.persistent import PersistentBFS
+from rodinia_bfs.variants.persistent_basic import PersistentBasicBFS
 from rodinia_bfs.variants.privatized import PrivatizedBFS
 from rodinia_bfs.variants.push_pull import PushPullBFS
 from rodinia_bfs.variants.push_pull_basic import PushPullBasicBFS
@@ -28,6 +29,7 @@ STEPS: dict[str, type[GPUStep]] = {
     PrivatizedBFS.name: PrivatizedBFS,
     BalancedBFS.name: BalancedBFS,
     EdgeCentricBFS.name: EdgeCentricBFS,
+    PersistentBasicBFS.name: PersistentBasicBFS,
     PersistentBFS.name: PersistentBFS,
     PushPullBasicBFS.name: PushPullBasicBFS,
     PushPullBFS.name: PushPullBFS,

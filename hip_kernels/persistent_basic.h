@@ -1,0 +1,31 @@
+// persistent_basic.h: the arguments of step 5's basic kernel (persistent_basic.hip).
+//
+// The kernel takes one argument, a pointer to a PersistentBasicArgs in device memory,
+// which the host fills in before each launch. The Python side describes each record
+// once (ARGS and STATUS in rodinia_bfs/variants/persistent_basic.py), and a test checks
+// that the layouts agree field by field. Every field is naturally aligned (pointers are
+// 8 bytes on every target), so the layout is the same for hiprtc, NVRTC and the emulator.
+#pragma once
+#include "bfs_common.h"
+
+// [persistent-basic-args-begin]
+// What the kernel leaves for the host, which reads it after its one wait.
+struct PersistentBasicStatus {
+    bfs_u32 levels;  // the levels it ran
+    bfs_u32 error;   // 1: more levels than vertices, or a queue longer than the graph
+};
+
+struct PersistentBasicArgs {
+    const edge_t* offsets;          // the CSR graph
+    const vertex_t* edges;
+    level_t* levels;                // -1 until reached
+    vertex_t* parents;              // who claimed each vertex
+    vertex_t* queues;               // two of num_vertices entries: level L reads queue L % 2
+    bfs_u32* counts;                // three queue sizes, used in turn (see the kernel)
+    GridBarrier* barrier;           // between levels; zeroed before the launch
+    bfs_u64* clocks;                // device_clock() at the start of each level, or null
+    PersistentBasicStatus* status;  // written when the search ends
+    vertex_t num_vertices;
+    vertex_t source;
+};
+// [persistent-basic-args-end]
