@@ -20,7 +20,7 @@ $python -m pytest -q -m gpu -rs tests/ 2>&1 | tee "$out/gpu-tests.log" | tail -n
 compiler=$(command -v nvcc >/dev/null && echo nvcc || { command -v hipcc >/dev/null && echo hipcc; })
 if [ -n "$compiler" ]; then
     echo "== examples/cpp with $compiler"
-    make -s -C examples/cpp "$compiler" OUT="$(cd "$out" && pwd)" >"$out/cpp-build.log" 2>&1 &&
+    make -s -C examples/cpp "$compiler" BUILD="$(cd "$out" && pwd)" >"$out/cpp-build.log" 2>&1 &&
         "$out/rodinia_bfs_step1" --generate 1000000 2>&1 | tee "$out/cpp-run.log" | tail -n 1
     [ "${PIPESTATUS[0]}" -eq 0 ] || { status=1; tail -n 5 "$out/cpp-build.log"; }
 fi

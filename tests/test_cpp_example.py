@@ -27,7 +27,7 @@ CPP = ROOT / "examples" / "cpp"
 def make(target: str, out: Path, *variables: str) -> subprocess.CompletedProcess:
     if shutil.which("make") is None:
         pytest.skip("make not found")
-    return subprocess.run(["make", "-s", "-C", str(CPP), target, f"OUT={out}", *variables],
+    return subprocess.run(["make", "-s", "-C", str(CPP), target, f"BUILD={out}", *variables],
                           capture_output=True, text=True, timeout=600)
 
 

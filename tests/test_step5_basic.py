@@ -85,10 +85,12 @@ RECORDS = {"PersistentBasicArgs": ARGS, "PersistentBasicStatus": STATUS}
 def layout_probe(record: str, dtype: np.dtype) -> str:
     """A kernel that writes the record's size, then each field's offset and size, in the
     order of ``dtype``; a field of ``dtype`` missing from the header fails to compile."""
-    lines = [f"out[0] = sizeof({record});"]
+    # Offsets as address differences inside one instance: NVRTC has no
+    # __builtin_offsetof outside constant expressions.
+    lines = [f"{record} probe;", f"out[0] = sizeof({record});"]
     for k, name in enumerate(dtype.names):
-        lines.append(f"out[{1 + 2 * k}] = __builtin_offsetof({record}, {name});")
-        lines.append(f"out[{2 + 2 * k}] = sizeof((({record}*)0)->{name});")
+        lines.append(f"out[{1 + 2 * k}] = (bfs_u64)((char*)&probe.{name} - (char*)&probe);")
+        lines.append(f"out[{2 + 2 * k}] = sizeof(probe.{name});")
     body = "\n        ".join(lines)
     return ('#include "persistent_basic.h"\n'
             'extern "C" __global__ void layout(bfs_u64* out)\n'

@@ -163,13 +163,16 @@ def test_bad_options_are_refused(device, options):
 def _layout_probe(records) -> tuple[str, int]:
     """A kernel that writes sizeof and, for each field, offsetof and sizeof of each
     record in ``records`` (ctypes classes named as their C structs)."""
-    lines = []
-    for record in records:
+    # Offsets as address differences inside one instance: NVRTC has no
+    # __builtin_offsetof outside constant expressions.
+    lines, probes = [], []
+    for r, record in enumerate(records):
         c = record.__name__
+        probes.append(f"    {c} probe{r};")
         lines.append(f"sizeof({c})")
         for field, _ in record._fields_:
-            lines += [f"__builtin_offsetof({c}, {field})", f"sizeof((({c}*)0)->{field})"]
-    body = "\n".join(f"    out[{i}] = (bfs_u64)({e});" for i, e in enumerate(lines))
+            lines += [f"(char*)&probe{r}.{field} - (char*)&probe{r}", f"sizeof(probe{r}.{field})"]
+    body = "\n".join(probes + [f"    out[{i}] = (bfs_u64)({e});" for i, e in enumerate(lines)])
     return ('#include "bfs_common.h"\n#include "push_pull_basic_args.h"\n'
             f'extern "C" __global__ void layout(bfs_u64* out)\n{{\n{body}\n}}\n'), len(lines)
 
