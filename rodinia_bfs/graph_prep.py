@@ -69,6 +69,12 @@ class Buffers:
         self.buffers.append(buf)
         return buf
 
+    def release(self, buf: DeviceBuffer) -> None:
+        """Free one buffer now (after the device has finished with it)."""
+        self.buffers.remove(buf)
+        self.device.synchronize()
+        self.device.free(buf)
+
     def hand_over(self, buf: DeviceBuffer, memory) -> DeviceBuffer:
         """Give ``buf`` to ``memory`` (anything with a ``buffers`` list, as
         DeviceMemory): it is no longer freed with these."""
@@ -101,10 +107,20 @@ class DeviceGraph:
     num_edges: int
 
     @classmethod
-    def upload(cls, device: Device, graph: CSRGraph, memory) -> "DeviceGraph":
+    def upload(cls, graph: CSRGraph, memory) -> "DeviceGraph":
         """``hipMalloc`` + ``hipMemcpy`` of the graph's arrays into ``memory``."""
         return cls(memory.upload(graph.offsets), memory.upload(graph.targets),
                    graph.num_vertices, graph.num_edges)
+
+    def buffer_of(self, array: np.ndarray, graph: CSRGraph) -> DeviceBuffer | None:
+        """The device copy of ``graph.offsets`` or ``graph.targets`` (None for any other
+        array): a step whose set-up uploaded them first hands these to the code that
+        would upload them again."""
+        if array is graph.offsets:
+            return self.offsets
+        if array is graph.targets:
+            return self.targets
+        return None
 
 
 @dataclass
@@ -179,9 +195,9 @@ class GraphPrep:
     def radix_sort(self, keys: DeviceBuffer, values: DeviceBuffer, count: int, bits: int,
                    spare_keys: DeviceBuffer, spare_values: DeviceBuffer,
                    scratch: Buffers) -> tuple[DeviceBuffer, DeviceBuffer]:
-        """Sort ``count`` uint32 ``keys``, each with its int32 value, by their low
-        ``bits`` bits, stably (equal keys keep their order): a pass per RADIX_BITS
-        bits, each a histogram of the digit per tile, a scan of the histograms, and a
+        """Sort ``count`` uint32 ``keys`` below ``2**bits``, each with its int32 value,
+        stably (equal keys keep their order): a pass per RADIX_BITS bits, from the
+        lowest, each a histogram of the digit per tile, a scan of the histograms, and a
         scatter from one pair of buffers to the other. Returns the pair that holds the
         result: ``(keys, values)`` after an even number of passes, else the spares."""
         tiles = ceil_div(count, self.radix_tile)
@@ -367,6 +383,7 @@ def device_edge_records(device: Device, graph: DeviceGraph, memory) -> DeviceBuf
     :func:`~rodinia_bfs.variants.persistent.build_edge_records` builds on the host."""
     records = memory.alloc(16 * graph.num_edges)
     kernels_for(device).edge_records(graph, records)
+    device.synchronize()  # the step's own stream runs next
     return records
 
 
@@ -375,4 +392,5 @@ def device_rows(device: Device, graph: DeviceGraph, width: int, memory) -> Devic
     :func:`~rodinia_bfs.variants.persistent.build_rows` builds on the host."""
     rows = memory.alloc(4 * max(graph.num_vertices, 1) * width)
     kernels_for(device).rows(graph, width, rows)
+    device.synchronize()
     return rows

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.graph_prep import DeviceGraph, device_edge_records, device_rows
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, ceil_div
@@ -228,9 +229,13 @@ class PersistentBFS(GPUStep):
 
         self.offsets = self._upload(graph.offsets)  # hipMalloc + hipMemcpy
         self.edges = self._upload(graph.targets)
-        records = build_edge_records(graph) if edge_records else np.zeros(1, EDGE_RECORD)
-        self.records = self._upload(records)  # each edge with its target's list
-        self.rows = self._upload(build_rows(graph, width) if width else np.zeros(1, np.int32))
+        # Each edge with its target's list, or the rows: built on the device from the two
+        # arrays (graph_prep.py; build_edge_records and build_rows are the host's way).
+        on_device = DeviceGraph(self.offsets, self.edges, n, graph.num_edges)
+        self.records = (device_edge_records(device, on_device, self._memory) if edge_records
+                        else self._upload(np.zeros(1, EDGE_RECORD)))
+        self.rows = (device_rows(device, on_device, width, self._memory) if width
+                     else self._upload(np.zeros(1, np.int32)))
         # The single block's log (SB_LOG): a LogEntry per vertex, and where each level's
         # entries begin.
         self.log_entries = self._alloc(8 * n if log else 8)
