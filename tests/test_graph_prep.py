@@ -262,6 +262,51 @@ def test_set_up_frees_what_it_built_on_failure(device, monkeypatch):
     assert allocated and all(buf.freed for buf in allocated)
 
 
+# -- on a GPU ------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("tiles", sorted(TILES))
+def test_gpu_scan_and_radix_sort(gpu, tiles):
+    block, scan_items, radix_items = TILES[tiles]
+    prep = GraphPrep(gpu, block_size=block, scan_items=scan_items, radix_items=radix_items)
+    rng = np.random.default_rng(9)
+    count = 300_001
+    values = rng.integers(0, 2**40, count, dtype=np.uint64)
+    keys = rng.integers(0, 2**21, count, dtype=np.uint64).astype(np.uint32)
+    with Buffers(gpu) as scratch:
+        buf = scratch.alloc(8 * (count + 1))
+        gpu.memcpy_htod(buf, np.append(values, np.uint64(0)))
+        prep.exclusive_scan(buf, count, scratch)
+        want = np.concatenate([[0], np.cumsum(values, dtype=np.uint64)])
+        np.testing.assert_array_equal(download(gpu, buf, count + 1, np.uint64), want)
+        bufs = [scratch.upload(keys), scratch.upload(np.arange(count, dtype=np.int32)),
+                scratch.alloc(4 * count), scratch.alloc(4 * count)]
+        _, ordered = prep.radix_sort(bufs[0], bufs[1], count, 21, bufs[2], bufs[3], scratch)
+        np.testing.assert_array_equal(download(gpu, ordered, count, np.int32),
+                                      np.argsort(keys, kind="stable"))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", sorted(GRAPHS) + ["kronecker-16"])
+def test_gpu_matches_the_host(gpu, name):
+    graph = kronecker(16, progress=False) if name == "kronecker-16" else GRAPHS[name]()
+    n, m = graph.num_vertices, graph.num_edges
+    reverse, symmetric, active = bottom_up_inputs(graph)
+    records = build_edge_records(graph)
+    with Buffers(gpu) as memory:
+        on_device = DeviceGraph.upload(graph, memory)
+        inputs = graph_prep.device_bottom_up_inputs(gpu, on_device, memory)
+        assert inputs.symmetric == symmetric and inputs.active_count == active.size
+        np.testing.assert_array_equal(download(gpu, inputs.in_offsets, n + 1, np.int64),
+                                      reverse.offsets)
+        np.testing.assert_array_equal(download(gpu, inputs.in_edges, m, np.int32),
+                                      reverse.targets)
+        np.testing.assert_array_equal(download(gpu, inputs.active, active.size, np.int32),
+                                      active)
+        built = graph_prep.device_edge_records(gpu, on_device, memory)
+        assert download(gpu, built, m, records.dtype).tobytes() == records.tobytes()
+
+
 # -- compile checks ------------------------------------------------------------------------
 
 #: AMD targets and their wavefront widths; NVIDIA targets.
