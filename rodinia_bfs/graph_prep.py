@@ -178,7 +178,6 @@ class GraphPrep:
         return int(self.device.from_device(buf, 1, dtype)[0])
 
     # -- the three primitives ------------------------------------------------------------
-    # [prep-host-scan-begin]
     def exclusive_scan(self, values: DeviceBuffer, count: int, scratch: Buffers) -> None:
         """In place: ``values[i]`` (uint64) becomes the sum of the ``count`` entries
         before ``i``, for i = 0 .. count; ``values`` has room for count + 1 entries, and
@@ -189,9 +188,7 @@ class GraphPrep:
         if tiles > 1:  # one tile is scanned already
             self._launch("scan_tile_sums", 1, [tile_sums, np.uint64(tiles)])
             self._launch("add_tile_sums", tiles, [values, np.uint64(count), tile_sums])
-    # [prep-host-scan-end]
 
-    # [prep-host-radix-begin]
     def radix_sort(self, keys: DeviceBuffer, values: DeviceBuffer, count: int, bits: int,
                    spare_keys: DeviceBuffer, spare_values: DeviceBuffer,
                    scratch: Buffers) -> tuple[DeviceBuffer, DeviceBuffer]:
@@ -211,7 +208,6 @@ class GraphPrep:
                           spare_keys, spare_values])
             keys, values, spare_keys, spare_values = spare_keys, spare_values, keys, values
         return keys, values
-    # [prep-host-radix-end]
 
     @staticmethod
     def passes(bits: int) -> int:
@@ -243,7 +239,6 @@ class GraphPrep:
         """The vertices in increasing id order (int32, n)."""
         return scratch.upload(np.arange(n, dtype=np.int32))
 
-    # [prep-host-lists-begin]
     def lists_by_target(self, graph: DeviceGraph, order: DeviceBuffer, out: DeviceBuffer,
                         scratch: Buffers) -> None:
         """The reverse graph's lists (int32, m, into ``out``; their offsets are
@@ -266,7 +261,6 @@ class GraphPrep:
         self._per_item("gather_rows", m, [graph.offsets, graph.targets, order, starts,
                                           np.uint32(n), np.uint64(m), keys, first])
         self.radix_sort(keys, first, m, bits, spare_keys, second, scratch)
-    # [prep-host-lists-end]
 
     # -- what else the steps read --------------------------------------------------------
     def nonempty(self, offsets: DeviceBuffer, n: int, out: DeviceBuffer,
@@ -326,7 +320,6 @@ def check_prep_fits(device: Device, graph: CSRGraph) -> None:
             f"{device.name} has {device.total_memory / 2**30:.1f} GiB")
 
 
-# [prep-bottom-up-begin]
 def device_bottom_up_inputs(device: Device, graph: DeviceGraph, memory) -> BottomUpInputs:
     """What a bottom-up sweep reads, built on the device (what
     :func:`~rodinia_bfs.variants.push_pull.bottom_up_inputs` builds on the host, byte
@@ -352,10 +345,10 @@ def device_bottom_up_inputs(device: Device, graph: DeviceGraph, memory) -> Botto
         active = memory.alloc(4 * n)
         active_count = prep.nonempty(in_offsets, n, active, scratch)
     return BottomUpInputs(in_offsets, in_edges, symmetric, active, active_count)
-# [prep-bottom-up-end]
 
 
-def device_reverse(device: Device, graph: DeviceGraph, memory) -> tuple[DeviceBuffer, DeviceBuffer]:
+def device_reverse(device: Device, graph: DeviceGraph,
+                   memory) -> tuple[DeviceBuffer, DeviceBuffer]:
     """The reverse graph's ``(offsets, targets)`` on the device, each list in increasing
     id order: :meth:`CSRGraph.reverse`, byte for byte."""
     prep, n, m = kernels_for(device), graph.num_vertices, graph.num_edges
@@ -366,7 +359,8 @@ def device_reverse(device: Device, graph: DeviceGraph, memory) -> tuple[DeviceBu
     return offsets, targets
 
 
-def device_hubs_first(device: Device, graph: DeviceGraph, memory) -> tuple[DeviceBuffer, DeviceBuffer]:
+def device_hubs_first(device: Device, graph: DeviceGraph,
+                      memory) -> tuple[DeviceBuffer, DeviceBuffer]:
     """The reverse graph's ``(offsets, targets)`` on the device, each list by decreasing
     out-degree, ties by id: ``graph.reverse().hubs_first(graph.degrees())``, byte for
     byte."""
