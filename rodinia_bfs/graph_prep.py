@@ -24,7 +24,6 @@ numbers: how many vertices have in-edges, and whether the graph is symmetric.
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -178,12 +177,15 @@ class GraphPrep:
         return int(self.device.from_device(buf, 1, dtype)[0])
 
     # -- the three primitives ------------------------------------------------------------
-    def exclusive_scan(self, values: DeviceBuffer, count: int, scratch: Buffers) -> None:
+    def exclusive_scan(self, values: DeviceBuffer, count: int, scratch: Buffers,
+                       tile_sums: DeviceBuffer | None = None) -> None:
         """In place: ``values[i]`` (uint64) becomes the sum of the ``count`` entries
         before ``i``, for i = 0 .. count; ``values`` has room for count + 1 entries, and
-        the last one gets the sum of them all."""
+        the last one gets the sum of them all. ``tile_sums``: room for a uint64 per
+        tile, where a caller that scans again and again has it."""
         tiles = ceil_div(count + 1, self.scan_tile)
-        tile_sums = scratch.alloc(8 * tiles)
+        if tile_sums is None:
+            tile_sums = scratch.alloc(8 * tiles)
         self._launch("scan_tiles", tiles, [values, np.uint64(count), values, tile_sums])
         if tiles > 1:  # one tile is scanned already
             self._launch("scan_tile_sums", 1, [tile_sums, np.uint64(tiles)])
@@ -198,11 +200,13 @@ class GraphPrep:
         scatter from one pair of buffers to the other. Returns the pair that holds the
         result: ``(keys, values)`` after an even number of passes, else the spares."""
         tiles = ceil_div(count, self.radix_tile)
-        digit_starts = scratch.alloc(8 * ((1 << RADIX_BITS) * tiles + 1))
+        digits = (1 << RADIX_BITS) * tiles
+        digit_starts = scratch.alloc(8 * (digits + 1))
+        tile_sums = scratch.alloc(8 * ceil_div(digits + 1, self.scan_tile))
         for shift in range(0, bits, RADIX_BITS):
             self._launch("radix_count_digits", tiles,
                          [keys, np.uint64(count), np.uint32(shift), digit_starts])
-            self.exclusive_scan(digit_starts, (1 << RADIX_BITS) * tiles, scratch)
+            self.exclusive_scan(digit_starts, digits, scratch, tile_sums)
             self._launch("radix_scatter", tiles,
                          [keys, values, np.uint64(count), np.uint32(shift), digit_starts,
                           spare_keys, spare_values])
@@ -232,7 +236,7 @@ class GraphPrep:
         n = graph.num_vertices
         keys, ids, spare_keys, spare_ids = (scratch.alloc(4 * n) for _ in range(4))
         self._per_item("degree_keys", n, [graph.offsets, np.uint32(n), keys, ids])
-        bits = min(graph.num_edges.bit_length(), 31)
+        bits = min(graph.num_edges, DEGREE_CAP).bit_length()
         return self.radix_sort(keys, ids, n, bits, spare_keys, spare_ids, scratch)[1]
 
     def id_order(self, n: int, scratch: Buffers) -> DeviceBuffer:
@@ -295,15 +299,12 @@ class GraphPrep:
                        [graph.offsets, graph.targets, np.uint32(n), np.uint32(width), out])
 
 
-#: The compiled kernels of each device (compiled on first use).
-_compiled: "weakref.WeakKeyDictionary[Device, GraphPrep]" = weakref.WeakKeyDictionary()
-
-
 def kernels_for(device: Device) -> GraphPrep:
-    """The preparation kernels of ``device``, compiled once per device and process."""
-    prep = _compiled.get(device)
+    """The preparation kernels of ``device``, compiled on first use and kept with the
+    device (so that they live exactly as long as it does)."""
+    prep = getattr(device, "_graph_prep", None)
     if prep is None:
-        prep = _compiled[device] = GraphPrep(device)
+        prep = device._graph_prep = GraphPrep(device)
     return prep
 
 
