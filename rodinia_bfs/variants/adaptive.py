@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from rodinia_bfs.errors import RodiniaBFSError
+from rodinia_bfs.graph_prep import Buffers, DeviceGraph, check_prep_fits, device_bottom_up_inputs
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import Device, ceil_div
@@ -99,26 +100,35 @@ class AdaptiveBFS(PersistentBFS):
         if hand_back_after < 1:
             raise RodiniaBFSError(f"hand_back_after must be at least 1, got {hand_back_after}")
         self._push_pull["HAND_BACK_AFTER"] = hand_back_after
-        reverse, symmetric, active = push_pull.bottom_up_inputs(graph)
-        # Step 5's arrays, plus step 6's: the active list and the per-level records (4 B
-        # per vertex each), three bitmaps, the stamps (16 B per vertex), and the in-lists
-        # hubs first (4 B per edge; and 8 B per vertex of offsets when the graph is
-        # directed: a symmetric graph's in-lists have its own offsets).
-        directed = 0 if symmetric else 1
-        check_fits(device, graph, bytes_per_vertex=37 + 4 + 4 + 1 + 16 + 8 * directed,
-                   bytes_per_edge=20 + 4)
-        super().__init__(device, graph, rounds=rounds, **options)  # compiles both kernels
+        # The two CSR arrays go to the device first, and step 6's inputs are built there
+        # (graph_prep.py): whether the graph is symmetric decides what it needs.
+        check_prep_fits(device, graph)
+        prepared = Buffers(device)
+        try:
+            self._on_device = DeviceGraph.upload(graph, prepared)
+            inputs = device_bottom_up_inputs(device, self._on_device, prepared)
+            # Step 5's arrays, plus step 6's: the active list and the per-level records
+            # (4 B per vertex each), three bitmaps, the stamps (16 B per vertex), and the
+            # in-lists hubs first (4 B per edge; and 8 B per vertex of offsets when the
+            # graph is directed: a symmetric graph's in-lists have its own offsets).
+            directed = 0 if inputs.symmetric else 1
+            check_fits(device, graph, bytes_per_vertex=37 + 4 + 4 + 1 + 16 + 8 * directed,
+                       bytes_per_edge=20 + 4)
+            super().__init__(device, graph, rounds=rounds, **options)  # compiles both kernels
+        except BaseException:
+            prepared.free()
+            raise
+        self._memory.buffers += prepared.buffers  # freed with the step's own
         self.grid = self._module.get_function("push_pull_bfs")
         blocks = device.cooperative_grid(self.grid, self.block_size)
         self.grid_blocks = min(blocks, options.get("max_grid_blocks") or blocks)
         n = graph.num_vertices
         self.degrees = graph.degrees()  # the source's: its queue at level 0 (_reset)
-        self.symmetric, self.active_count = symmetric, int(active.size)
+        self.symmetric, self.active_count = inputs.symmetric, inputs.active_count
         # Step 5's kernels read the lists in id order; the bottom-up sweep reads its own
-        # copy, hubs first.
-        self.in_offsets = self.offsets if symmetric else self._upload(reverse.offsets)
-        self.in_edges = self._upload(reverse.targets)
-        self.active = self._upload(active)
+        # copy, hubs first (with the graph's own offsets when it is symmetric).
+        self.in_offsets, self.in_edges = inputs.in_offsets, inputs.in_edges
+        self.active = inputs.active
         self.words = ceil_div(max(n, 1), push_pull.BITMAP_WORD_BITS)
         self.frontier_bitmaps = self._alloc(3 * 4 * self.words)  # step 6's three bitmaps
         self.tallies = self._alloc(3 * push_pull.TALLY_STRIDE * 8)
@@ -132,6 +142,12 @@ class AdaptiveBFS(PersistentBFS):
     def _compile(self, defines: dict):
         self._module = super()._compile({**defines, **self._push_pull})
         return self._module
+
+    def _upload(self, array):
+        """Step 5's constructor uploads the graph: it gets the arrays the set-up has put
+        on the device already."""
+        on_device = self._on_device.buffer_of(array, self.graph)
+        return on_device if on_device is not None else super()._upload(array)
 
     # [adaptive-arguments-begin]
     def _arguments(self, stamps, stamp_capacity):

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.graph_prep import DeviceGraph, device_edge_records, device_rows
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, ceil_div
@@ -133,7 +134,8 @@ def graph_defaults(graph: CSRGraph | None) -> dict:
 
 def build_rows(graph: CSRGraph, width: int) -> np.ndarray:
     """Row v: vertex v's neighbours, padded with -1 to ``width`` entries (Row in
-    persistent.hip)."""
+    persistent.hip). The step builds the same on the device
+    (:func:`~rodinia_bfs.graph_prep.device_rows`); this is the reference."""
     n = graph.num_vertices
     rows = np.full((max(n, 1), width), -1, np.int32)
     degrees = graph.degrees()
@@ -144,7 +146,9 @@ def build_rows(graph: CSRGraph, width: int) -> np.ndarray:
 
 
 def build_edge_records(graph: CSRGraph) -> np.ndarray:
-    """Each edge with where its target's list begins and how long it is."""
+    """Each edge with where its target's list begins and how long it is. The step
+    builds the same on the device (:func:`~rodinia_bfs.graph_prep.device_edge_records`);
+    this is the reference."""
     targets = graph.targets.astype(np.int64)
     records = np.empty(graph.num_edges, EDGE_RECORD)
     records["vertex"] = graph.targets
@@ -228,9 +232,13 @@ class PersistentBFS(GPUStep):
 
         self.offsets = self._upload(graph.offsets)  # hipMalloc + hipMemcpy
         self.edges = self._upload(graph.targets)
-        records = build_edge_records(graph) if edge_records else np.zeros(1, EDGE_RECORD)
-        self.records = self._upload(records)  # each edge with its target's list
-        self.rows = self._upload(build_rows(graph, width) if width else np.zeros(1, np.int32))
+        # Each edge with its target's list, or the rows: built on the device from the two
+        # arrays (graph_prep.py; build_edge_records and build_rows are the host's way).
+        on_device = DeviceGraph(self.offsets, self.edges, n, graph.num_edges)
+        self.records = (device_edge_records(device, on_device, self._memory) if edge_records
+                        else self._upload(np.zeros(1, EDGE_RECORD)))
+        self.rows = (device_rows(device, on_device, width, self._memory) if width
+                     else self._upload(np.zeros(1, np.int32)))
         # The single block's log (SB_LOG): a LogEntry per vertex, and where each level's
         # entries begin.
         self.log_entries = self._alloc(8 * n if log else 8)

@@ -4,8 +4,9 @@ The kernel is in ``hip_kernels/push_pull.hip``. It runs the whole search in one
 cooperative launch: top-down levels with step 4's degree-split queues, bottom-up levels
 over the vertices that have in-edges with the frontier as a bitmap, and Beamer's rule
 (Beamer, Asanović, Patterson, SC12) choosing between them before each level, on the
-device. The host sets up once per graph (the in-edges, the list of vertices a bottom-up
-sweep visits), then per BFS resets, launches, and waits once.
+device. The step sets up once per graph (the in-edges, the list of vertices a bottom-up
+sweep visits, built on the device by ``rodinia_bfs/graph_prep.py``), then per BFS
+resets, launches, and waits once.
 
 This step extends step 4's host code (:class:`~rodinia_bfs.variants.balanced.BalancedBFS`):
 the same tunables, queues and reset, one kernel for every level instead of one launch
@@ -17,9 +18,11 @@ from __future__ import annotations
 import numpy as np
 
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.graph_prep import Buffers, DeviceGraph, check_prep_fits, device_bottom_up_inputs
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
-from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, PreparedLaunch, ceil_div
+from rodinia_bfs.runtime.base import (GRID_BARRIER_BYTES, Device, DeviceBuffer, PreparedLaunch,
+                                      ceil_div)
 from rodinia_bfs.variants.balanced import MAX_BLOCKS, QUEUES, BalancedBFS
 from rodinia_bfs.variants.balanced import tunables as balanced_tunables
 from rodinia_bfs.variants.base import LevelTimer, check_fits
@@ -117,7 +120,9 @@ def bottom_up_inputs(graph: CSRGraph,
     the sweep stops at the first in-neighbour in the frontier, and the hubs are reached
     first), else in id order; whether the graph is symmetric; and the vertices that have
     in-edges in increasing order (an isolated vertex, or a source only, cannot be found
-    bottom-up: it is never swept)."""
+    bottom-up: it is never swept). On the host: steps 6 and 7 build the same on the
+    device (:func:`~rodinia_bfs.graph_prep.device_bottom_up_inputs`); this is the
+    reference."""
     reverse = graph.reverse()
     symmetric = graph.is_symmetric(reverse)
     active = np.flatnonzero(np.diff(reverse.offsets) > 0).astype(np.int32)
@@ -158,28 +163,35 @@ class PushPullBFS(BalancedBFS):
         if max_blocks is not None and max_blocks < 1:
             raise RodiniaBFSError(f"max_blocks must be at least 1, got {max_blocks}")
         n = graph.num_vertices
-        # Set-up, once per graph (bottom_up_inputs).
-        reverse, self.symmetric, active = bottom_up_inputs(graph)
-        # A symmetric graph's in-lists are its out-lists: the kernel reads one array,
-        # ordered hubs first, both ways (_out_targets).
-        self._in_graph = reverse
-        self.active_count = int(active.size)
-        # Step 4's arrays (32 B per vertex, 4 B per edge, and the large queues), plus: the
-        # active list and the per-level records (4 B per vertex each), three bitmaps (3
-        # bits per vertex), and the reverse graph (8 B per vertex, 4 B per edge) when the
-        # graph is directed.
-        directed = 0 if self.symmetric else 1
-        check_fits(device, graph, bytes_per_vertex=32 + 4 + 4 + 1 + 8 * directed,
-                   bytes_per_edge=4 + 4 * directed)
-        super().__init__(device, graph, block_size, max_blocks=MAX_BLOCKS,
-                         count_paths=count_paths, **balanced)
-        if self.symmetric:
-            self.in_offsets, self.in_edges = self.offsets, self.edges
-        else:
-            self.in_offsets = self._upload(reverse.offsets)
-            self.in_edges = self._upload(reverse.targets)
-        del reverse, self._in_graph
-        self.active = self._upload(active)
+        # Set-up, once per graph: the two CSR arrays go to the device, and what a
+        # bottom-up sweep reads beyond them is built there (graph_prep.py, the device's
+        # way of bottom_up_inputs).
+        check_prep_fits(device, graph)
+        prepared = Buffers(device)
+        try:
+            self._on_device = DeviceGraph.upload(graph, prepared)
+            inputs = device_bottom_up_inputs(device, self._on_device, prepared)
+            self.symmetric, self.active_count = inputs.symmetric, inputs.active_count
+            # Step 4's arrays (32 B per vertex, 4 B per edge, and the large queues), plus:
+            # the active list and the per-level records (4 B per vertex each), three
+            # bitmaps (3 bits per vertex), and the reverse graph (8 B per vertex, 4 B per
+            # edge) when the graph is directed.
+            directed = 0 if self.symmetric else 1
+            check_fits(device, graph, bytes_per_vertex=32 + 4 + 4 + 1 + 8 * directed,
+                       bytes_per_edge=4 + 4 * directed)
+            if self.symmetric:
+                # A symmetric graph's in-lists are its out-lists: the kernel reads one
+                # array, ordered hubs first, both ways (_out_targets).
+                prepared.release(self._on_device.targets)
+                self._on_device.targets = inputs.in_edges
+            super().__init__(device, graph, block_size, max_blocks=MAX_BLOCKS,
+                             count_paths=count_paths, **balanced)
+        except BaseException:
+            prepared.free()
+            raise
+        self._memory.buffers += prepared.buffers  # freed with the step's own
+        self.in_offsets, self.in_edges = inputs.in_offsets, inputs.in_edges
+        self.active = inputs.active
         self.words = ceil_div(max(n, 1), BITMAP_WORD_BITS)  # words of a bitmap
         self.bitmaps = self._alloc(3 * 4 * self.words)
         self.tallies = self._alloc(self.counter_sets * TALLY_STRIDE * 8)  # bfs_u64
@@ -198,9 +210,18 @@ class PushPullBFS(BalancedBFS):
             self.grid = min(self.grid, max_blocks)
     # [push-pull-setup-end]
 
-    def _out_targets(self, graph: CSRGraph) -> np.ndarray:
-        # Top-down levels do not care in which order a list is walked.
-        return self._in_graph.targets if self.symmetric else graph.targets
+    def _out_targets(self, graph: CSRGraph) -> DeviceBuffer:
+        # On the device already: the graph's targets, or a symmetric graph's in-lists
+        # (top-down levels do not care in which order a list is walked).
+        return self._on_device.targets
+
+    def _upload(self, array):
+        """Step 4's constructor uploads the graph: it gets the arrays the set-up has
+        put on the device already."""
+        if isinstance(array, DeviceBuffer):
+            return array
+        on_device = self._on_device.buffer_of(array, self.graph)
+        return on_device if on_device is not None else super()._upload(array)
 
     def _compile(self, defines: dict):
         # Step 4's constructor compiles with its own tunables: add this step's.
