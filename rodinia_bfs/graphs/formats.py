@@ -32,6 +32,7 @@ import io
 import lzma
 import os
 import re
+import stat
 import tempfile
 import warnings
 import zipfile
@@ -43,6 +44,7 @@ import numpy as np
 from rodinia_bfs.errors import GraphFormatError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import MAX_VERTICES, CSRGraph
 from rodinia_bfs.progress import Progress
+from rodinia_bfs.safe_output import replaced
 
 #: Reader for each file extension (after ``.gz`` / ``.xz`` is taken off).
 EXTENSIONS = {
@@ -90,49 +92,61 @@ _NUMBER_CHAR[list(b"0123456789+-.eE")] = True
 
 
 def load_graph(
-    path, *, fmt: str | None = None, symmetrize: bool = False, cache: bool = False
+    path, *, fmt: str | None = None, symmetrize: bool = False, cache: bool = False,
+    max_input_size: int | None = None,
 ) -> CSRGraph:
-    """Read a graph file; the format comes from the extension unless ``fmt`` names it.
+    """Read a graph file; the format comes from the extension unless ``fmt`` names it
+    (a ``.txt`` file that opens with ``#`` or ``%`` comments is a SNAP edge list).
 
     ``symmetrize=True`` returns the undirected version (:meth:`CSRGraph.symmetrize`).
     ``cache=True`` keeps a binary copy in :func:`cache_dir`, used while the file is unchanged.
+    ``max_input_size``: bytes the (decompressed) file may hold; reading stops with a
+    :class:`GraphFormatError` past it (default :func:`default_max_input_size`). Only a
+    regular file is read: a FIFO, a device or a folder is refused before it is opened.
     """
     path = Path(path)
-    reader, compression = _format_of(path, fmt)
+    _check_regular(path)
+    reader, compression = _format_of(path, fmt, sniff=fmt is None)
     cached = _cache_file(path, reader, symmetrize) if cache and reader != "npz" else None
     if cached is not None and cached.exists():
         try:
             return _read_npz(cached, cached)
         except (GraphFormatError, OSError):
             pass  # a damaged cache entry is rewritten below
-    graph, _ = _load(path, reader, compression)
+    graph, _ = _load(path, reader, compression, max_input_size)
     if symmetrize:
-        graph = graph.symmetrize()
+        graph = _keep_ids(graph.symmetrize(), graph)
     if cached is not None:
         _write_cache(cached, graph)
     return graph
 
 
-def load_rodinia(path, *, symmetrize: bool = False) -> tuple[CSRGraph, int]:
+def load_rodinia(path, *, symmetrize: bool = False,
+                 max_input_size: int | None = None) -> tuple[CSRGraph, int]:
     """Read a Rodinia text file: the graph, and the source vertex the file names."""
     path = Path(path)
+    _check_regular(path)
     _, compression = _format_of(path, "rodinia")
-    graph, source = _load(path, "rodinia", compression)
+    graph, source = _load(path, "rodinia", compression, max_input_size)
     return (graph.symmetrize() if symmetrize else graph), source
 
 
 def rodinia_source(path, *, fmt: str | None = None) -> int | None:
     """The source vertex a Rodinia file names; ``None`` for every other format."""
     path = Path(path)
-    reader, compression = _format_of(path, fmt)
+    _check_regular(path)
+    reader, compression = _format_of(path, fmt, sniff=fmt is None)
     if reader != "rodinia":
         return None
     return _load(path, reader, compression)[1]
 
 
 def detect_format(path, fmt: str | None = None) -> str:
-    """The reader :func:`load_graph` would use: ``rodinia``, ``mtx``, ``gr``, ``edgelist`` or ``npz``."""
-    return _format_of(Path(path), fmt)[0]
+    """The reader :func:`load_graph` would use: ``rodinia``, ``mtx``, ``gr``, ``edgelist`` or ``npz``.
+
+    For an existing ``.txt`` file the first bytes decide between Rodinia text and a SNAP
+    edge list (comments first); a path that does not exist yet is judged by its name."""
+    return _format_of(Path(path), fmt, sniff=fmt is None)[0]
 
 
 def cache_dir() -> Path:
@@ -171,32 +185,22 @@ def save_graph(graph: CSRGraph, path, *, fmt: str | None = None, source: int = 0
     if kind == "rodinia" and not 0 <= source < max(graph.num_vertices, 1):
         raise GraphFormatError(path, f"source {source} is outside the graph (0..{graph.num_vertices - 1})")
     compressor = _COMPRESSED.get(path.suffix.lower())
-    # A name of our own beside the file (not mkstemp's: its file is private to the user).
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        if kind == "npz" and compressor is not None:
-            # zipfile seeks back while writing, which a compressed stream cannot do
-            buffer = io.BytesIO()
-            _write_npz(buffer, graph)
-            with compressor(temporary, "wb") as out:
-                out.write(buffer.getbuffer())
-        else:
-            with (compressor or open)(temporary, "wb") as out:
-                if kind == "npz":
-                    _write_npz(out, graph)
-                else:
-                    _WRITERS[kind](out, graph, source)
-        os.replace(temporary, path)
+        with replaced(path) as temporary:
+            if kind == "npz" and compressor is not None:
+                # zipfile seeks back while writing, which a compressed stream cannot do
+                buffer = io.BytesIO()
+                _write_npz(buffer, graph)
+                with compressor(temporary, "wb") as out:
+                    out.write(buffer.getbuffer())
+            else:
+                with (compressor or open)(temporary, "wb") as out:
+                    if kind == "npz":
+                        _write_npz(out, graph)
+                    else:
+                        _WRITERS[kind](out, graph, source)
     except ValueError as exc:  # a graph this format cannot hold
         raise GraphFormatError(path, str(exc)) from None
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        if isinstance(exc, FileNotFoundError) and not path.parent.is_dir():
-            reason = f"the folder {path.parent} does not exist"
-        raise RodiniaBFSError(f"cannot write {path}: {reason}") from None
-    finally:
-        if temporary.exists():
-            temporary.unlink()
 
 
 # ---------------------------------------------------------------------------------------
@@ -204,8 +208,9 @@ def save_graph(graph: CSRGraph, path, *, fmt: str | None = None, source: int = 0
 # ---------------------------------------------------------------------------------------
 
 
-def _format_of(path: Path, fmt: str | None) -> tuple[str, str | None]:
-    """The reader for ``path`` (or for ``fmt``) and its compression suffix, if any."""
+def _format_of(path: Path, fmt: str | None, sniff: bool = False) -> tuple[str, str | None]:
+    """The reader for ``path`` (or for ``fmt``) and its compression suffix, if any.
+    ``sniff``: a ``.txt`` regular file that opens with a comment is an edge list."""
     if path.is_dir():
         raise GraphFormatError(path, "is a directory, not a graph file")
     name = path.name.lower()
@@ -224,7 +229,85 @@ def _format_of(path: Path, fmt: str | None) -> tuple[str, str | None]:
             f"unknown graph format {extension or '(no extension)'!r}; "
             f"supported extensions: {known} (each optionally .gz or .xz)",
         )
-    return EXTENSIONS[extension], compression
+    reader = EXTENSIONS[extension]
+    if sniff and reader == "rodinia" and _opens_with_comment(path, compression):
+        reader = "edgelist"
+    return reader, compression
+
+
+#: Bytes :func:`_opens_with_comment` looks at.
+_SNIFF_BYTES = 4096
+
+
+def _opens_with_comment(path: Path, compression: str | None) -> bool:
+    """Whether the first non-blank line of the (decompressed) file starts with ``#`` or
+    ``%``: SNAP edge lists do, Rodinia text (numbers only) never. Only a regular file is
+    opened; anything unreadable is left for the reader to report."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with (_COMPRESSED[compression] if compression else open)(path, "rb") as stream:
+            head = stream.read(_SNIFF_BYTES)
+    except (OSError, EOFError, lzma.LZMAError, zlib.error):
+        return False
+    return head.lstrip()[:1] in (b"#", b"%")
+
+
+_FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _check_regular(path: Path) -> os.stat_result:
+    """Refuse, before opening it, a path that is not a regular file (links followed): a
+    FIFO or a device could block forever or never end."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise GraphFormatError(path, "no such file") from None
+    except PermissionError:
+        raise GraphFormatError(path, "permission denied") from None
+    except OSError as exc:
+        raise GraphFormatError(path, f"cannot read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise GraphFormatError(path, "is a directory, not a graph file")
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((name for test, name in _FILE_KINDS if test(info.st_mode)), "not a file")
+        raise GraphFormatError(path, f"is {kind}, not a regular file: graphs are read from files")
+    return info
+
+
+#: Share of the memory available when reading starts (``MemAvailable``) that a file's
+#: decompressed bytes may take by default: parsing needs a few times the text on top
+#: (docs/getting_started.rst gives the measured peak).
+INPUT_MEMORY_SHARE = 0.25
+#: The default limit where ``/proc/meminfo`` cannot be read.
+FALLBACK_MAX_INPUT_SIZE = 4 << 30
+
+
+def default_max_input_size() -> int:
+    """Bytes a graph file may hold, decompressed, unless told otherwise: a quarter
+    (:data:`INPUT_MEMORY_SHARE`) of the memory available now, or 4 GiB where unknown."""
+    try:
+        with open("/proc/meminfo", "rb") as meminfo:
+            for line in meminfo:
+                if line.startswith(b"MemAvailable:"):
+                    return max(1 << 20, int(int(line.split()[1]) * 1024 * INPUT_MEMORY_SHARE))
+    except (OSError, ValueError, IndexError):
+        pass
+    return FALLBACK_MAX_INPUT_SIZE
+
+
+def format_bytes(nbytes: int) -> str:
+    """``1.5 GiB``, ``12.0 MiB``, ``300 bytes``: a size for people."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if nbytes >= 1 << shift:
+            return f"{nbytes / (1 << shift):.1f} {unit}"
+    return f"{nbytes} bytes"
+
+
+def _too_large(path, limit: int, how: str) -> GraphFormatError:
+    return GraphFormatError(path, f"{how} more than the input limit of {format_bytes(limit)} "
+                                  "(max_input_size, --max-input-size on the command line)")
 
 
 def graph_name(path: Path) -> str:
@@ -236,16 +319,28 @@ def graph_name(path: Path) -> str:
     return name
 
 
-def _read_bytes(path: Path, compression: str | None, bar=None) -> bytes:
-    """The file's bytes, decompressed; any failure becomes a GraphFormatError. ``bar``
+def _read_bytes(path: Path, compression: str | None, bar=None,
+                limit: int | None = None) -> bytearray:
+    """The file's bytes, decompressed, at most ``limit`` of them (default
+    :func:`default_max_input_size`); any failure becomes a GraphFormatError. ``bar``
     (a :class:`~rodinia_bfs.progress.Progress`) counts the bytes read from the file."""
     bar = bar or Progress("", enabled=False)
+    limit = default_max_input_size() if limit is None else limit
     try:
         if compression is None:
-            data = path.read_bytes()  # one fast read: nothing to show on the way
+            size = os.stat(path).st_size
+            if size > limit:
+                raise _too_large(path, limit, f"is {format_bytes(size)}:")
+            data = bytearray(size)
+            with open(path, "rb") as stream:  # one fast read: nothing to show on the way
+                del data[stream.readinto(data):]
+                more = stream.read(1)
+                if more:  # a file that grew meanwhile
+                    data += more
+                    _read_into(data, stream, path, limit)
             bar.update(len(data))
             return data
-        return _decompress(path, compression, bar)
+        return _decompress(path, compression, bar, limit)
     except FileNotFoundError:
         raise GraphFormatError(path, "no such file") from None
     except IsADirectoryError:
@@ -279,28 +374,48 @@ class _CountingReader(io.RawIOBase):
         return n
 
 
-def _decompress(path: Path, compression: str, bar) -> bytes:
+# [bounded-read-begin]
+def _read_into(data: bytearray, stream, path, limit: int) -> None:
+    """Append ``stream`` to ``data`` a chunk at a time, stopping as soon as it passes
+    ``limit``: a small file that inflates to gigabytes is refused while it is small."""
+    while True:
+        chunk = stream.read(min(_CHUNK, limit + 1 - len(data)) or 1)
+        if not chunk:
+            return
+        data += chunk
+        if len(data) > limit:
+            raise _too_large(path, limit, "decompresses to" if path.suffix in _COMPRESSED
+                             else "holds")
+# [bounded-read-end]
+
+
+def _decompress(path: Path, compression: str, bar, limit: int) -> bytearray:
     """The decompressed bytes, counting the compressed bytes read into ``bar``."""
+    data = bytearray()
     with open(path, "rb") as raw:
         counted = io.BufferedReader(_CountingReader(raw, bar), _CHUNK)
         with _COMPRESSED[compression](counted, "rb") as stream:
-            return stream.read()
+            _read_into(data, stream, path, limit)
+    return data
 
 
-def _load(path: Path, reader: str, compression: str | None) -> tuple[CSRGraph, int | None]:
+def _load(path: Path, reader: str, compression: str | None,
+          limit: int | None = None) -> tuple[CSRGraph, int | None]:
     """Run one reader; returns the graph and, for Rodinia files, the source."""
-    if not path.exists():
-        raise GraphFormatError(path, "no such file")
+    size = _check_regular(path).st_size
+    limit = default_max_input_size() if limit is None else limit
+    if limit < 1:
+        raise GraphFormatError(path, f"the input limit must be positive, got {limit}")
     name = graph_name(path)
     if reader == "npz":
         # zipfile reads a plain file in place; a compressed one is decompressed into memory
-        source = path if compression is None else io.BytesIO(_read_bytes(path, compression))
-        return _read_npz(path, source), None
-    size = path.stat().st_size
+        source = (path if compression is None
+                  else io.BytesIO(_read_bytes(path, compression, limit=limit)))
+        return _read_npz(path, source, limit), None
     # A big file shows its progress: the bytes read, then the time its parse took.
     with Progress(f"loading {path.name}", total=size, unit="B", unit_scale=True,
                   enabled=size >= PROGRESS_BYTES) as bar:
-        data = _read_bytes(path, compression, bar)
+        data = _read_bytes(path, compression, bar, limit)
         if size >= PROGRESS_BYTES:
             bar.status("parsing")
         if reader == "rodinia":
@@ -625,7 +740,8 @@ def _read_mtx(path, data: bytes, name: str) -> CSRGraph:
     edges, stored both ways, a diagonal entry once.
     """
     banner_form = "'%%MatrixMarket matrix coordinate <field> <symmetry>'"
-    words = data.split(b"\n", 1)[0].lower().split()
+    end = data.find(b"\n")
+    words = bytes(data[: end if end >= 0 else len(data)]).lower().split()
     if len(words) != 5 or words[0] != b"%%matrixmarket":
         raise GraphFormatError(path, f"expected the banner {banner_form}", line=1)
     if words[1:3] != [b"matrix", b"coordinate"]:
@@ -662,28 +778,75 @@ def _read_mtx(path, data: bytes, name: str) -> CSRGraph:
     return _undirected(sources, targets, n, name)
 
 
-def _read_edgelist(path, data: bytes, name: str) -> CSRGraph:
-    """SNAP-style edge list: ``u v`` per line (more fields are ignored), 0-based, ``#``/``%`` comments.
+#: An edge list's ids are its vertex numbers while the largest is below this, or while
+#: at least one number in :data:`SPARSE_RATIO` up to it is used; sparser ids are renumbered.
+DENSE_IDS = 1 << 20
+SPARSE_RATIO = 16
 
-    Nothing declares the vertex count: the graph has max id + 1 vertices.
+
+# [reader-edgelist-begin]
+def _read_edgelist(path, data: bytes, name: str) -> CSRGraph:
+    """SNAP-style edge list: ``u v`` per line (more fields are ignored), ``#``/``%`` comments.
+
+    Nothing declares the vertex count. The ids are the vertex numbers (0-based: the graph
+    has max id + 1 vertices) while they are dense: the largest id is below
+    :data:`DENSE_IDS` or at most :data:`SPARSE_RATIO` times the number of distinct ids.
+    Sparse ids (``10``, ``10**9``, ``2 * 10**9``) are renumbered 0, 1, 2, ... in increasing
+    order of id, and the graph's ``vertex_ids`` keeps each vertex's id in the file.
     """
     tokens = _Tokens(path, data, comment=b"#%")
     heads, fields = tokens.lines()
     short = np.flatnonzero(fields < 2)
     if short.size:
         raise tokens.error(heads[short[0]], "expected 'source target', found one field")
-    sources = tokens.ints(heads, 0, MAX_VERTICES - 1, "vertex id")
-    targets = tokens.ints(heads + 1, 0, MAX_VERTICES - 1, "vertex id")
-    n = 0
-    if heads.size:
-        largest = np.maximum(sources, targets)
-        line = int(np.argmax(largest))
-        n = int(largest[line]) + 1
-        _check_vertex_count(tokens, heads[line] + int(targets[line] > sources[line]), n)
-    return _directed_unless_paired(CSRGraph.from_edges(sources, targets, n, name=name))
+    sources = tokens.ints(heads, 0, _MAX_COUNT, "vertex id")
+    targets = tokens.ints(heads + 1, 0, _MAX_COUNT, "vertex id")
+    if heads.size == 0:
+        return CSRGraph.from_edges(sources, targets, 0, name=name)
+    largest = int(max(sources.max(), targets.max()))
+    if not _sparse_ids(sources, targets, largest):
+        return _directed_unless_paired(CSRGraph.from_edges(sources, targets, largest + 1, name=name))
+    ids, dense = np.unique(np.concatenate([sources, targets]), return_inverse=True)
+    del sources, targets
+    if ids.size > MAX_VERTICES:
+        raise tokens.end_error(f"{ids.size} distinct ids: more than the {MAX_VERTICES} "
+                               "that 32-bit vertex ids allow")
+    m = heads.size
+    graph = CSRGraph.from_edges(dense[:m], dense[m:], ids.size, name=name)
+    return _with_ids(_directed_unless_paired(graph), ids)
+# [reader-edgelist-end]
 
 
-def _read_npz(path, source) -> CSRGraph:
+def _sparse_ids(sources, targets, largest: int) -> bool:
+    """Whether an edge list's ids are sparse (see :func:`_read_edgelist`)."""
+    if largest < DENSE_IDS:
+        return False
+    # distinct ids <= 2 m: past SPARSE_RATIO * 2 m (or 32-bit ids) no count is needed
+    if largest >= MAX_VERTICES or largest + 1 > SPARSE_RATIO * 2 * sources.size:
+        return True
+    used = np.zeros(largest + 1, dtype=bool)
+    used[sources] = True
+    used[targets] = True
+    return largest + 1 > SPARSE_RATIO * int(np.count_nonzero(used))
+
+
+def _with_ids(graph: CSRGraph, ids) -> CSRGraph:
+    """``graph`` (new, not shared yet) with ``vertex_ids``: each vertex's id in the file."""
+    if ids is not None:
+        ids = np.asarray(ids, dtype=np.int64)
+        if ids.shape != (graph.num_vertices,):
+            raise ValueError(f"vertex_ids: one per vertex ({graph.num_vertices}), got {ids.shape}")
+    object.__setattr__(graph, "vertex_ids", ids)
+    return graph
+
+
+def _keep_ids(graph: CSRGraph, original: CSRGraph) -> CSRGraph:
+    """``graph`` made from ``original`` (same vertices), keeping its file ids."""
+    ids = getattr(original, "vertex_ids", None)
+    return graph if ids is None else _with_ids(graph, ids)
+
+
+def _read_npz(path, source, limit: int | None = None) -> CSRGraph:
     """Our binary format: ``offsets``, ``targets``, ``directed`` and ``name``, as ``np.savez`` wrote them.
 
     ``np.load`` would allocate whatever shape an array's header claims, so each header is
@@ -691,10 +854,12 @@ def _read_npz(path, source) -> CSRGraph:
     """
     try:
         with zipfile.ZipFile(source) as archive:
-            offsets = _npz_array(path, archive, "offsets", "i", 8, 1)
-            targets = _npz_array(path, archive, "targets", "i", 4, 1)
+            offsets = _npz_array(path, archive, "offsets", "i", 8, 1, limit)
+            targets = _npz_array(path, archive, "targets", "i", 4, 1, limit)
             directed = _npz_array(path, archive, "directed", "b", 1, 0)
             name = _npz_array(path, archive, "name", "U", None, 0)
+            ids = (_npz_array(path, archive, "vertex_ids", "i", 8, 1)
+                   if "vertex_ids.npy" in archive.namelist() else None)
     except GraphFormatError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, KeyError,
@@ -702,12 +867,14 @@ def _read_npz(path, source) -> CSRGraph:
         # everything zipfile and numpy's header parser raise on damaged input
         raise GraphFormatError(path, f"not a readable .npz graph ({type(exc).__name__}: {exc})") from None
     try:
-        return CSRGraph(offsets, targets, directed=bool(directed[()]), name=str(name[()]))
+        graph = CSRGraph(offsets, targets, directed=bool(directed[()]), name=str(name[()]))
+        return _with_ids(graph, ids)
     except ValueError as exc:
         raise GraphFormatError(path, f"inconsistent graph arrays: {exc}") from None
 
 
-def _npz_array(path, archive: zipfile.ZipFile, key: str, kind: str, itemsize: int | None, ndim: int):
+def _npz_array(path, archive: zipfile.ZipFile, key: str, kind: str, itemsize: int | None, ndim: int,
+               limit: int | None = None):
     """One array of a ``.npz``, its header checked before its data is read."""
     try:
         info = archive.getinfo(key + ".npy")
@@ -727,6 +894,8 @@ def _npz_array(path, archive: zipfile.ZipFile, key: str, kind: str, itemsize: in
         if nbytes > info.file_size:
             message = f"array {key!r} claims {nbytes} bytes; its file holds {info.file_size}"
             raise GraphFormatError(path, message)
+        if limit is not None and nbytes > limit:
+            raise _too_large(path, limit, f"array {key!r} holds")
         raw = member.read(nbytes)
     if len(raw) != nbytes:
         raise GraphFormatError(path, f"array {key!r} is truncated")
@@ -800,17 +969,22 @@ def _write_pace(out, graph: CSRGraph, source: int) -> None:
 
 def _write_edgelist(out, graph: CSRGraph, source: int) -> None:
     sources, targets = graph.edges()
+    ids = getattr(graph, "vertex_ids", None)
+    if ids is not None:  # the file's own ids, as they were read
+        sources, targets = ids[sources], ids[targets]
     out.write(f"# {_comment(graph)}: one arc 'source target' per line, 0-based\n".encode())
     _write_rows(out, "%d %d\n", sources, targets)
 
 
 def _write_npz(out, graph: CSRGraph) -> None:
+    ids = getattr(graph, "vertex_ids", None)
     np.savez(
         out,
         offsets=graph.offsets,
         targets=graph.targets,
         directed=np.array(graph.directed),
         name=np.array(graph.name),
+        **({} if ids is None else {"vertex_ids": ids}),
     )
 
 
@@ -827,7 +1001,7 @@ _WRITERS = {
 # The binary cache
 # ---------------------------------------------------------------------------------------
 
-_CACHE_VERSION = 2  # bump when a reader changes what it returns
+_CACHE_VERSION = 3  # bump when a reader changes what it returns
 
 
 def _cache_file(path: Path, reader: str, symmetrize: bool) -> Path:
