@@ -26,6 +26,8 @@ built, and nothing is ever sized from a header alone. A bad file raises one
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gzip
 import hashlib
 import io
@@ -66,6 +68,14 @@ FORMATS = ("rodinia", "mtx", "gr", "dimacs", "pace", "edgelist", "npz")
 
 _COMPRESSED = {".gz": gzip.open, ".xz": lzma.open}
 
+#: Where each format numbers its vertices from: what vertex ``v`` of the CSR graph is
+#: called in the file is ``v + FILE_BASE[reader]`` (edge lists: unless renumbered, see
+#: :func:`_read_edgelist`).
+FILE_BASE = {"rodinia": 0, "mtx": 1, "gr": 1, "edgelist": 0, "npz": 0}
+
+# What the command line chose for every file read during one command (see reading_options).
+_OPTIONS: contextvars.ContextVar = contextvars.ContextVar("reading_options", default=({}, None))
+
 # The largest count a header may state. Eighteen digits always fit an int64; a real
 # file is nowhere near 10**18 lines.
 _MAX_COUNT = 10**18 - 1
@@ -91,6 +101,28 @@ _NUMBER_CHAR[list(b"0123456789+-.eE")] = True
 # ---------------------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def reading_options(*, formats: dict | None = None, max_input_size: int | None = None):
+    """Within the block, :func:`load_graph` and :func:`detect_format` read each path of
+    ``formats`` (``{path: fmt}``) in that format unless told otherwise, and every file under
+    ``max_input_size`` unless told otherwise: how a command (``rodinia-bfs bench``) passes
+    its ``--format`` and ``--max-input-size`` to the code that reads its files."""
+    chosen = {Path(p).resolve(): f for p, f in (formats or {}).items() if f is not None}
+    token = _OPTIONS.set((chosen, max_input_size))
+    try:
+        yield
+    finally:
+        _OPTIONS.reset(token)
+
+
+def _chosen(path: Path, fmt: str | None, max_input_size: int | None):
+    """``fmt`` and ``max_input_size``, filled in from :func:`reading_options` where ``None``."""
+    formats, limit = _OPTIONS.get()
+    if fmt is None and formats:
+        fmt = formats.get(path.resolve())
+    return fmt, (limit if max_input_size is None else max_input_size)
+
+
 def load_graph(
     path, *, fmt: str | None = None, symmetrize: bool = False, cache: bool = False,
     max_input_size: int | None = None,
@@ -105,6 +137,7 @@ def load_graph(
     regular file is read: a FIFO, a device or a folder is refused before it is opened.
     """
     path = Path(path)
+    fmt, max_input_size = _chosen(path, fmt, max_input_size)
     _check_regular(path)
     reader, compression = _format_of(path, fmt, sniff=fmt is None)
     cached = _cache_file(path, reader, symmetrize) if cache and reader != "npz" else None
@@ -125,6 +158,7 @@ def load_rodinia(path, *, symmetrize: bool = False,
                  max_input_size: int | None = None) -> tuple[CSRGraph, int]:
     """Read a Rodinia text file: the graph, and the source vertex the file names."""
     path = Path(path)
+    max_input_size = _chosen(path, "rodinia", max_input_size)[1]
     _check_regular(path)
     _, compression = _format_of(path, "rodinia")
     graph, source = _load(path, "rodinia", compression, max_input_size)
@@ -146,6 +180,7 @@ def detect_format(path, fmt: str | None = None) -> str:
 
     For an existing ``.txt`` file the first bytes decide between Rodinia text and a SNAP
     edge list (comments first); a path that does not exist yet is judged by its name."""
+    fmt = _chosen(Path(path), fmt, None)[0]
     return _format_of(Path(path), fmt, sniff=fmt is None)[0]
 
 
