@@ -392,6 +392,8 @@ def _read_bytes(path: Path, compression: str | None, bar=None,
 #: they are read and parsed.
 PROGRESS_BYTES = 16 << 20
 _CHUNK = 4 << 20
+#: Decompressed bytes taken at a time: small enough that the limit is not passed by much.
+_READ_CHUNK = 1 << 20
 
 
 class _CountingReader(io.RawIOBase):
@@ -414,7 +416,7 @@ def _read_into(data: bytearray, stream, path, limit: int) -> None:
     """Append ``stream`` to ``data`` a chunk at a time, stopping as soon as it passes
     ``limit``: a small file that inflates to gigabytes is refused while it is small."""
     while True:
-        chunk = stream.read(min(_CHUNK, limit + 1 - len(data)) or 1)
+        chunk = stream.read(min(_READ_CHUNK, limit + 1 - len(data)))
         if not chunk:
             return
         data += chunk
