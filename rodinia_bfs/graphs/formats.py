@@ -89,6 +89,11 @@ _LONGEST_TOKEN = 40  # no cost or weight we accept is longer
 _FREE_VERTICES = 1 << 20
 _VERTICES_PER_BYTE = 16
 
+#: Bytes of a file :class:`_Tokens` scans at a time, and tokens it turns into numbers at a
+#: time: the temporary arrays of a parse are this small, whatever the file's size.
+_TOKEN_BLOCK = 1 << 23
+_TOKENS_AT_ONCE = 1 << 21
+
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[list(b" \t\n\r\v\f")] = True
 # Costs, weights and matrix values are ignored, so they are checked loosely: made of these.
@@ -465,6 +470,18 @@ def _load(path: Path, reader: str, compression: str | None,
 # ---------------------------------------------------------------------------------------
 
 
+def _block_end(buf: np.ndarray, hi: int) -> int:
+    """``hi``, or the first whitespace byte after it: where a block of the file may end
+    without cutting a token in two."""
+    while hi < buf.size:
+        window = buf[hi : hi + (1 << 16)]
+        found = np.flatnonzero(_SPACE[window])
+        if found.size:
+            return hi + int(found[0])
+        hi += window.size
+    return buf.size
+
+
 class _Tokens:
     """The whitespace-separated tokens of a file, found with numpy rather than a loop per line.
 
@@ -475,37 +492,57 @@ class _Tokens:
     def __init__(self, path, data: bytes, comment: bytes = b""):
         self.path, self.data = path, data
         buf = self.buf = np.frombuffer(data, dtype=np.uint8)
-        # Whitespace is the bytes <= 32 but for the control characters, which only junk contains.
-        space = buf <= 32
-        if np.count_nonzero(buf < 9) or np.count_nonzero(buf - np.uint8(14) < 18):
-            space = _SPACE[buf]
-        # With a space added at each end, a token starts where space turns to non-space
-        # (a step of -1) and ends where it turns back (+1).
-        padded = np.ones(buf.size + 2, dtype=np.int8)
-        padded[1:-1] = space
-        del space
-        step = np.diff(padded)
-        del padded
         # Positions fit 32 bits in files under 2 GiB: half the memory of every token array.
         position = np.int32 if buf.size < 2**31 - 2 else np.int64
-        start = np.flatnonzero(step == -1).astype(position)
-        end = np.flatnonzero(step == 1).astype(position)
-        del step
-        # The first token after each newline opens a line.
-        newlines = np.flatnonzero(buf == ord("\n"))
-        first = np.zeros(start.size + 1, dtype=bool)
-        first[0] = True
-        first[np.searchsorted(start, newlines)] = True
-        first = first[:-1]
-        if comment:
-            is_comment = np.isin(buf[start[first]], np.frombuffer(comment, dtype=np.uint8))
-            if is_comment.any():
-                # every token looks up whether its line (counted among non-empty lines) is a comment
-                keep = ~is_comment[np.cumsum(first) - 1]
+        comments = np.frombuffer(comment, dtype=np.uint8)
+        # The file is scanned a block at a time, so that the temporary arrays (a flag or a
+        # count per byte) take the memory of a block, not of the file. What a block needs
+        # from the one before: whether its last byte was a space, the line its last token
+        # was on, and whether that line is a comment.
+        starts, ends, firsts = [], [], []
+        line_before, comment_line, newlines, lo = -1, False, 0, 0
+        while lo < buf.size:
+            hi = _block_end(buf, lo + _TOKEN_BLOCK)  # at a space: no token spans two blocks
+            block = buf[lo:hi]
+            # Whitespace is the bytes <= 32 but for the control characters, which only junk contains.
+            space = block <= 32
+            if np.count_nonzero(block < 9) or np.count_nonzero(block - np.uint8(14) < 18):
+                space = _SPACE[block]
+            # A token starts where a space (or the block's start) is followed by a
+            # non-space, and ends where a non-space is followed by a space (or the end).
+            shifted = np.empty_like(space)
+            shifted[0], shifted[1:] = True, space[:-1]
+            start = np.flatnonzero(shifted & ~space).astype(position)
+            shifted[-1], shifted[:-1] = True, space[1:]
+            end = np.flatnonzero(~space & shifted).astype(position) + 1
+            del shifted, space
+            # The line of each token: newlines before it; a token on a new line opens it.
+            breaks = np.flatnonzero(block == ord("\n"))
+            line = np.searchsorted(breaks, start) + newlines
+            first = np.diff(line, prepend=line_before) > 0
+            newlines += breaks.size
+            if line.size:
+                line_before = int(line[-1])
+            del line, breaks
+            if comments.size:
+                # whether each line opened here is a comment; tokens before the first
+                # opening belong to the line carried over
+                opened = np.isin(block[start[first]], comments)
+                is_comment = np.concatenate([[comment_line], opened])
+                keep = ~is_comment[np.cumsum(first, dtype=position)]
+                comment_line = bool(is_comment[-1])
                 start, end, first = start[keep], end[keep], first[keep]
-        self.start, self.end, self.first = start, end, first
+            start += lo
+            end += lo
+            starts.append(start), ends.append(end), firsts.append(first)
+            lo = hi
+        self.start = np.concatenate(starts or [np.zeros(0, position)])
+        del starts
+        self.end = np.concatenate(ends or [np.zeros(0, position)])
+        del ends
+        self.first = np.concatenate(firsts or [np.zeros(0, bool)])
         # the line the file ends on (a final newline does not open another line)
-        self.last_line = max(1, newlines.size + (0 if data.endswith(b"\n") else 1))
+        self.last_line = max(1, newlines + (0 if data.endswith(b"\n") else 1))
 
     def __len__(self) -> int:
         return self.start.size
@@ -536,7 +573,22 @@ class _Tokens:
     def lines(self) -> tuple[np.ndarray, np.ndarray]:
         """The index of each line's first token, and how many tokens each line has."""
         heads = np.flatnonzero(self.first).astype(self.start.dtype)
-        return heads, np.diff(heads, append=len(self))
+        return heads, np.diff(heads, append=np.array([len(self)], dtype=heads.dtype))
+
+    def _pieces(self, index):
+        """``index`` (a slice or an array of token numbers) cut into pieces of at most
+        :data:`_TOKENS_AT_ONCE` tokens, each with its offset in the selection: the
+        temporaries of a column's parse then take the memory of a piece."""
+        if isinstance(index, slice):
+            chosen = range(len(self))[index]
+            for i in range(0, len(chosen), _TOKENS_AT_ONCE):
+                part = chosen[i : i + _TOKENS_AT_ONCE]
+                yield i, slice(part.start, part.stop, part.step), len(part)
+        else:
+            index = np.asarray(index)
+            for i in range(0, index.size, _TOKENS_AT_ONCE):
+                part = index[i : i + _TOKENS_AT_ONCE]
+                yield i, part, part.size
 
     def _by_length(self, index, longest: int):
         """Group the chosen tokens by length (up to ``longest``), so that each group is read
@@ -553,20 +605,22 @@ class _Tokens:
 
         -1 marks a token that is not one; ``_HUGE`` one of more than 18 digits (never valid).
         """
-        length = self.end[index] - self.start[index]
-        values = np.where(length > _MAX_DIGITS, _HUGE, -1)
-        del length
-        for which, first, size in self._by_length(index, _MAX_DIGITS):
-            value = np.zeros(which.size, dtype=np.int64)
-            is_int = np.ones(which.size, dtype=bool)
-            for k in range(size):  # in place: no temporary the size of the column
-                digit = self.buf[first] - np.uint8(ord("0"))  # wraps past 9 for a non-digit
-                is_int &= digit <= 9
-                value *= 10
-                value += digit
-                first += 1
-            value[~is_int] = -1
-            values[which] = value
+        pieces = list(self._pieces(index))
+        values = np.empty(sum(size for _, _, size in pieces), dtype=np.int64)
+        for offset, piece, size in pieces:
+            out = values[offset : offset + size]
+            out[:] = np.where(self.end[piece] - self.start[piece] > _MAX_DIGITS, _HUGE, -1)
+            for which, first, length in self._by_length(piece, _MAX_DIGITS):
+                value = np.zeros(which.size, dtype=np.int64)
+                is_int = np.ones(which.size, dtype=bool)
+                for _ in range(length):  # in place: no more temporaries than needed
+                    digit = self.buf[first] - np.uint8(ord("0"))  # wraps past 9 for a non-digit
+                    is_int &= digit <= 9
+                    value *= 10
+                    value += digit
+                    first += 1
+                value[~is_int] = -1
+                out[which] = value
         return values
 
     def ints(self, index, lo: int, hi: int, what: str) -> np.ndarray:
@@ -577,20 +631,32 @@ class _Tokens:
             raise self._value_error(np.arange(len(self))[index][bad[0]], lo, hi, what)
         return values
 
+    def ids(self, index, base: int, n: int, what: str) -> np.ndarray:
+        """The chosen tokens as vertex ids ``base..n - 1 + base``, returned as int32 vertex
+        numbers from 0; checked and converted a piece at a time, never a whole int64 column."""
+        pieces = list(self._pieces(index))
+        out = np.empty(sum(size for _, _, size in pieces), dtype=np.int32)
+        for offset, piece, size in pieces:
+            values = self.ints(piece, base, n - 1 + base, what)
+            values -= base
+            out[offset : offset + size] = values
+        return out
+
     def int_at(self, i: int, lo: int, hi: int, what: str) -> int:
         return int(self.ints(slice(i, i + 1), lo, hi, what)[0])
 
     def check_numbers(self, index, what: str) -> None:
         """The chosen tokens hold values we ignore (costs, weights); they must still look like numbers."""
-        bad = self.end[index] - self.start[index] > _LONGEST_TOKEN
-        for which, first, size in self._by_length(index, _LONGEST_TOKEN):
-            ok = np.ones(which.size, dtype=bool)
-            for k in range(size):
-                ok &= _NUMBER_CHAR[self.buf[first + k]]
-            bad[which] = ~ok
-        if bad.any():
-            i = np.arange(len(self))[index][np.argmax(bad)]
-            raise self.error(i, f"expected a number for the {what}, found {self.text(i)!r}")
+        for offset, piece, _ in self._pieces(index):
+            bad = self.end[piece] - self.start[piece] > _LONGEST_TOKEN
+            for which, first, size in self._by_length(piece, _LONGEST_TOKEN):
+                ok = np.ones(which.size, dtype=bool)
+                for k in range(size):
+                    ok &= _NUMBER_CHAR[self.buf[first + k]]
+                bad[which] = ~ok
+            if bad.any():
+                i = np.arange(len(self))[index][offset + np.argmax(bad)]
+                raise self.error(i, f"expected a number for the {what}, found {self.text(i)!r}")
 
     def _value_error(self, i, lo: int, hi: int, what: str) -> GraphFormatError:
         raw = self.raw(i)
@@ -783,11 +849,12 @@ def _read_gr(path, data: bytes, name: str) -> CSRGraph:
     else:
         _check_fields(tokens, heads, fields, 2, "u v")
         _check_entry_count(tokens, h + 3, m, heads, "edges", min_bytes=4)
-    sources = _ids(tokens.ints(heads, 1, n, "vertex id"), 1)
-    targets = _ids(tokens.ints(heads + 1, 1, n, "vertex id"), 1)
+    del fields
+    sources = tokens.ids(heads, 1, n, "vertex id")
+    targets = tokens.ids(heads + 1, 1, n, "vertex id")
     if directed:
         tokens.check_numbers(heads + 2, "arc weight")
-    del tokens, heads, fields  # every check is done: the tokens' memory goes
+    del tokens, heads  # every check is done: the tokens' memory goes
     return _csr(sources, targets, n, name, both_ways=not directed)
 # [reader-dimacs-end]
 
@@ -833,11 +900,12 @@ def _read_mtx(path, data: bytes, name: str) -> CSRGraph:
     heads, fields = heads[1:], fields[1:]
     _check_fields(tokens, heads, fields, width, "row column" + " value" * (width - 2))
     _check_entry_count(tokens, h + 2, entries, heads, "entries", min_bytes=2 * width)
-    sources = _ids(tokens.ints(heads, 1, n, "row index"), 1)
-    targets = _ids(tokens.ints(heads + 1, 1, n, "column index"), 1)
+    del fields
+    sources = tokens.ids(heads, 1, n, "row index")
+    targets = tokens.ids(heads + 1, 1, n, "column index")
     for column in range(2, width):
         tokens.check_numbers(heads + column, "value")
-    del tokens, heads, fields  # every check is done: the tokens' memory goes
+    del tokens, heads  # every check is done: the tokens' memory goes
     return _csr(sources, targets, n, name, both_ways=not directed)
 
 
