@@ -16,6 +16,12 @@ Any of them may be compressed: ``.gz`` or ``.xz`` after the extension. (*) These
 formats cannot say whether a graph is directed: a file whose arcs pair up (each ``u v``
 matched by a ``v u``) is read as undirected. Duplicate edges and self loops are kept as
 the file lists them (:meth:`~rodinia_bfs.graphs.csr.CSRGraph.edge_counts` states the policy).
+A ``.txt`` file that opens with ``#`` or ``%`` comments is a SNAP edge list. MatrixMarket,
+DIMACS and PACE number vertices from 1, the others from 0 (:data:`FILE_BASE`); an edge
+list with sparse ids is renumbered, its ids kept in ``vertex_ids`` (:func:`_read_edgelist`).
+
+Only regular files are read (a FIFO or a device is refused before it is opened), and at
+most ``max_input_size`` bytes of them, counted after decompression.
 
 Every text reader follows one plan. Read the (decompressed) bytes; find all tokens with
 numpy, which is fast because there is no Python step per line; compare the header's counts
@@ -43,7 +49,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rodinia_bfs.errors import GraphFormatError, RodiniaBFSError
+from rodinia_bfs.errors import GraphFormatError
 from rodinia_bfs.graphs.csr import MAX_VERTICES, CSRGraph
 from rodinia_bfs.progress import Progress
 from rodinia_bfs.safe_output import replaced
