@@ -303,9 +303,11 @@ def _generate_description() -> str:
     by_format: dict[str, list[str]] = {}
     for extension, reader in EXTENSIONS.items():
         by_format.setdefault(reader, []).append(extension)
-    names = {"rodinia": "Rodinia text", "mtx": "MatrixMarket (symmetric when undirected)",
-             "gr": "PACE 'p tw' when undirected, DIMACS 'p sp' when directed",
-             "edgelist": "edge list, one 'u v' per line, 0-based", "npz": "NumPy binary (CSR)"}
+    names = {"rodinia": "Rodinia text, vertices from 0",
+             "mtx": "MatrixMarket (symmetric when undirected), vertices from 1",
+             "gr": "PACE 'p tw' when undirected, DIMACS 'p sp' when directed, from 1",
+             "edgelist": "edge list, one 'u v' per line, vertices from 0",
+             "npz": "NumPy binary (CSR)"}
     formats = "\n".join(f"  {' '.join(exts):32} {names[reader]}"
                         for reader, exts in by_format.items())
     return (

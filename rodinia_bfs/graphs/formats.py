@@ -783,7 +783,7 @@ def _read_rodinia(path, data: bytes, name: str) -> tuple[CSRGraph, int]:
 
     start = tokens.ints(slice(1, 2 * n + 1, 2), 0, _MAX_COUNT, "edge start")
     count = tokens.ints(slice(2, 2 * n + 2, 2), 0, m, "out-degree")
-    targets = tokens.ints(slice(first_edge, None, 2), 0, n - 1, "destination node")
+    targets = tokens.ids(slice(first_edge, None, 2), 0, n, "destination node")
     tokens.check_numbers(slice(first_edge + 1, None, 2), "edge cost")
 
     # The counts alone give the CSR offsets. Each count is at most m, so the running sum
