@@ -131,8 +131,8 @@ def _check_gpus(gpus: int | None, device) -> None:
 def _load_input(args):
     """The graph and the source (a CSR index) from GRAPH, or the built-in default graph,
     and the line that says how its vertices are numbered (``None`` for the built-in graph)."""
-    from rodinia_bfs.graphs.formats import (FILE_BASE, detect_format, load_graph,
-                                            load_rodinia, _keep_ids)
+    from rodinia_bfs.graphs.formats import (FILE_BASE, detect_format, keep_vertex_ids,
+                                            load_graph, load_rodinia)
     from rodinia_bfs.graphs.generators import default_graph
 
     file_source, numbering = None, None
@@ -144,13 +144,15 @@ def _load_input(args):
             graph, file_source = load_rodinia(args.graph, max_input_size=args.max_input_size)
         else:
             graph = load_graph(args.graph, fmt=args.format, max_input_size=args.max_input_size)
-        numbering = _numbering(graph, FILE_BASE[reader], args.source_base, reader)
     if args.symmetrize:
-        graph = _keep_ids(graph.symmetrize(), graph)
-    return graph, _source_index(graph, args, file_source), numbering
+        graph = keep_vertex_ids(graph.symmetrize(), graph)
+    source = _source_index(graph, args, file_source)
+    if args.graph is not None:
+        numbering = _numbering(graph, FILE_BASE[reader], args.source_base, reader, source)
+    return graph, source, numbering
 
 
-def _numbering(graph, file_base: int, base: int, reader: str) -> str:
+def _numbering(graph, file_base: int, base: int, reader: str, source: int) -> str:
     """How the run speaks of vertices, against how the file does, in one line."""
     if graph.vertex_ids is not None:
         if base != 0:
@@ -161,7 +163,7 @@ def _numbering(graph, file_base: int, base: int, reader: str) -> str:
     if base == file_base:
         return f"vertices numbered from {base}, as in the {reader} file"
     return (f"vertices numbered from {base}; the {reader} file numbers them from {file_base}: "
-            f"source {base} = vertex {file_base} of the file")
+            f"source {source + base} = vertex {source + file_base} of the file")
 
 
 def _vertex_name(graph, base: int, v: int) -> int:

@@ -279,3 +279,11 @@ def test_result_file_file_ids_must_increase(tmp_path):
     path.write_text(result_header(ids=[1]) + "\n10) cost:0\n5) cost:1\n")
     with pytest.raises(GraphFormatError, match="ids increasing"):
         read_result_file(path)
+
+
+def test_output_names_the_files_vertex_of_the_source(tmp_path, capsys):
+    path = tmp_path / "g.gr"
+    save_graph(awkward_graph(), path)
+    status, out, err = run(capsys, path, "--source", "5")
+    assert status == 0, err
+    assert "source 5 = vertex 6 of the file" in out

@@ -159,7 +159,7 @@ def load_graph(
             pass  # a damaged cache entry is rewritten below
     graph, _ = _load(path, reader, compression, max_input_size)
     if symmetrize:
-        graph = _keep_ids(graph.symmetrize(), graph)
+        graph = keep_vertex_ids(graph.symmetrize(), graph)
     if cached is not None:
         _write_cache(cached, graph)
     return graph
@@ -980,8 +980,9 @@ def _with_ids(graph: CSRGraph, ids) -> CSRGraph:
     return graph
 
 
-def _keep_ids(graph: CSRGraph, original: CSRGraph) -> CSRGraph:
-    """``graph`` made from ``original`` (same vertices), keeping its file ids."""
+def keep_vertex_ids(graph: CSRGraph, original: CSRGraph) -> CSRGraph:
+    """``graph``, made from ``original`` (the same vertices, e.g. its symmetrized version)
+    and not yet shared, with ``original``'s file ids (``vertex_ids``)."""
     ids = getattr(original, "vertex_ids", None)
     return graph if ids is None else _with_ids(graph, ids)
 
