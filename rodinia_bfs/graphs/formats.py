@@ -468,7 +468,9 @@ def _load(path: Path, reader: str, compression: str | None,
             bar.status("parsing")
         if reader == "rodinia":
             return _read_rodinia(path, data, name)
-        return _READERS[reader](path, data, name), None
+        arcs = _READERS[reader](path, data, name)
+        del data  # the text goes before the CSR arrays are built: never both at once
+        return arcs.graph(name), None
 
 
 # ---------------------------------------------------------------------------------------
@@ -725,12 +727,33 @@ def _ids(values: np.ndarray, base: int = 0) -> np.ndarray:
 
 
 # [reader-csr-begin]
-def _csr(sources, targets, n: int, name: str, *, directed: bool = True,
-         both_ways: bool = False) -> CSRGraph:
-    """The CSR graph of the arcs ``sources[i] -> targets[i]`` (int32), each vertex's arcs in
-    file order; ``both_ways`` stores each edge both ways too (a self loop once) and marks
-    the graph undirected. The peak memory of a load is reached here: 4-byte ids, and one
-    8-byte index per arc for the stable sort that groups arcs by their tail."""
+class _Arcs:
+    """What the readers of edge lines return: the checked arcs ``sources[i] -> targets[i]``
+    as int32 vertex numbers, made into the CSR graph by :meth:`graph` once the file's text
+    is freed. ``both_ways``: each line is an undirected edge; ``paired``: undirected when
+    the arcs pair up (:func:`_directed_unless_paired`); ``ids``: the file's ids of
+    renumbered vertices."""
+
+    def __init__(self, sources, targets, n: int, *, both_ways: bool = False,
+                 paired: bool = False, ids=None):
+        self.ends = [sources, targets]
+        self.n, self.both_ways, self.paired, self.ids = n, both_ways, paired, ids
+
+    def graph(self, name: str) -> CSRGraph:
+        graph = _csr(self.ends, self.n, name, both_ways=self.both_ways)
+        if self.paired:
+            graph = _directed_unless_paired(graph)
+        return graph if self.ids is None else _with_ids(graph, self.ids)
+
+
+def _csr(ends: list, n: int, name: str, *, both_ways: bool = False) -> CSRGraph:
+    """The CSR graph of the arcs ``ends = [sources, targets]`` (int32), each vertex's arcs
+    in file order; ``both_ways`` stores each edge both ways too (a self loop once) and
+    marks the graph undirected. The peak memory of a load is reached here: 4-byte ids, and
+    one 8-byte index per arc for the stable sort that groups arcs by their tail. ``ends``
+    is emptied, so that each array is freed as soon as it has been used."""
+    sources, targets = ends
+    ends.clear()
     if both_ways:
         keep = sources != targets
         sources, targets = (np.concatenate([sources, targets[keep]]),
@@ -740,7 +763,7 @@ def _csr(sources, targets, n: int, name: str, *, directed: bool = True,
     np.cumsum(np.bincount(sources, minlength=n), out=offsets[1:])
     order = np.argsort(sources, kind="stable")
     del sources
-    return CSRGraph(offsets, targets[order], directed=directed and not both_ways, name=name)
+    return CSRGraph(offsets, targets[order], directed=not both_ways, name=name)
 # [reader-csr-end]
 
 
@@ -824,7 +847,7 @@ def _gather_index(tokens: _Tokens, start: np.ndarray, count: np.ndarray, m: int)
 
 
 # [reader-dimacs-begin]
-def _read_gr(path, data: bytes, name: str) -> CSRGraph:
+def _read_gr(path, data: bytes, name: str) -> "_Arcs":
     """DIMACS (``p sp n m``, then ``a u v w`` arcs) or PACE (``p tw n m``, then ``u v`` edges).
 
     Both are 1-based and ``c`` starts a comment line. DIMACS arcs are directed (the weight
@@ -856,12 +879,11 @@ def _read_gr(path, data: bytes, name: str) -> CSRGraph:
         _check_fields(tokens, heads, fields, 2, "u v")
         _check_entry_count(tokens, h + 3, m, heads, "edges", min_bytes=4)
     del fields
-    sources = tokens.ids(heads, 1, n, "vertex id")
-    targets = tokens.ids(heads + 1, 1, n, "vertex id")
+    arcs = _Arcs(tokens.ids(heads, 1, n, "vertex id"), tokens.ids(heads + 1, 1, n, "vertex id"),
+                 n, both_ways=not directed)
     if directed:
         tokens.check_numbers(heads + 2, "arc weight")
-    del tokens, heads  # every check is done: the tokens' memory goes
-    return _csr(sources, targets, n, name, both_ways=not directed)
+    return arcs
 # [reader-dimacs-end]
 
 
@@ -869,7 +891,7 @@ _MTX_VALUES = {b"pattern": 0, b"integer": 1, b"real": 1, b"double": 1, b"complex
 _MTX_SYMMETRY = (b"general", b"symmetric", b"skew-symmetric", b"hermitian")
 
 
-def _read_mtx(path, data: bytes, name: str) -> CSRGraph:
+def _read_mtx(path, data: bytes, name: str) -> "_Arcs":
     """MatrixMarket ``coordinate``: banner, ``%`` comments, ``rows cols entries``, then entries.
 
     Each entry ``row col [value...]`` is 1-based; values are ignored. ``general`` entries are
@@ -907,12 +929,11 @@ def _read_mtx(path, data: bytes, name: str) -> CSRGraph:
     _check_fields(tokens, heads, fields, width, "row column" + " value" * (width - 2))
     _check_entry_count(tokens, h + 2, entries, heads, "entries", min_bytes=2 * width)
     del fields
-    sources = tokens.ids(heads, 1, n, "row index")
-    targets = tokens.ids(heads + 1, 1, n, "column index")
+    arcs = _Arcs(tokens.ids(heads, 1, n, "row index"), tokens.ids(heads + 1, 1, n, "column index"),
+                 n, both_ways=not directed)
     for column in range(2, width):
         tokens.check_numbers(heads + column, "value")
-    del tokens, heads  # every check is done: the tokens' memory goes
-    return _csr(sources, targets, n, name, both_ways=not directed)
+    return arcs
 
 
 #: An edge list's ids are its vertex numbers while the largest is below this, or while
@@ -922,7 +943,7 @@ SPARSE_RATIO = 16
 
 
 # [reader-edgelist-begin]
-def _read_edgelist(path, data: bytes, name: str) -> CSRGraph:
+def _read_edgelist(path, data: bytes, name: str) -> "_Arcs":
     """SNAP-style edge list: ``u v`` per line (more fields are ignored), ``#``/``%`` comments.
 
     Nothing declares the vertex count. The ids are the vertex numbers (0-based: the graph
@@ -938,22 +959,16 @@ def _read_edgelist(path, data: bytes, name: str) -> CSRGraph:
         raise tokens.error(heads[short[0]], "expected 'source target', found one field")
     sources = tokens.ints(heads, 0, _MAX_COUNT, "vertex id")
     targets = tokens.ints(heads + 1, 0, _MAX_COUNT, "vertex id")
-    if heads.size == 0:
-        return _directed_unless_paired(_csr(_ids(sources), _ids(targets), 0, name))
-    largest = int(max(sources.max(), targets.max()))
+    largest = int(max(sources.max(), targets.max())) if heads.size else -1
     if not _sparse_ids(sources, targets, largest):
-        del tokens, heads, fields
-        graph = _csr(_ids(sources), _ids(targets), largest + 1, name)
-        return _directed_unless_paired(graph)
+        return _Arcs(_ids(sources), _ids(targets), largest + 1, paired=True)
     ids, dense = np.unique(np.concatenate([sources, targets]), return_inverse=True)
     del sources, targets
     if ids.size > MAX_VERTICES:
         raise tokens.end_error(f"{ids.size} distinct ids: more than the {MAX_VERTICES} "
                                "that 32-bit vertex ids allow")
     m = heads.size
-    del tokens, heads, fields
-    graph = _csr(_ids(dense[:m]), _ids(dense[m:]), ids.size, name)
-    return _with_ids(_directed_unless_paired(graph), ids)
+    return _Arcs(_ids(dense[:m]), _ids(dense[m:]), ids.size, paired=True, ids=ids)
 # [reader-edgelist-end]
 
 
