@@ -132,7 +132,7 @@ def main() -> int:
         levels = bfs_serial(graph, source).levels
         result_file = folder / "result.txt"
         write_result_file(result_file, levels)
-        lines = result_file.read_text().splitlines()
+        lines = result_file.read_text().splitlines()[1:]  # after the numbering line
         print(f"result file: {len(lines):,} lines, e.g. {lines[source]!r} (the source), "
               f"{lines[0]!r}")
         try:

@@ -170,3 +170,67 @@ def test_damaged_compressed_stream(workdir, name, data):
     content = mutate(path.read_bytes(), data.draw)
     path.write_bytes(content)
     check_loads_or_refuses(path, rodinia=False)
+
+
+# -- compressed and oversized input: a clear error or the right answer, bounded memory ----
+
+TEXT_FORMATS = {name: spec for name, spec in FORMATS.items() if name != "npz"}
+
+
+@pytest.mark.parametrize("fmt", sorted(TEXT_FORMATS))
+@settings(FUZZ, max_examples=int(os.environ.get("RODINIA_BFS_FUZZ_EXAMPLES", 25)))
+@given(data=st.data())
+def test_oversized_input(workdir, fmt, data):
+    """A valid file padded with whitespace (a "bomb" when compressed), read under a limit:
+    past the limit one GraphFormatError that says so, with memory near the limit; under it
+    the same graph as without the padding."""
+    import tracemalloc
+
+    extension, undirected = FORMATS[fmt]
+    graph = data.draw(graphs(undirected))
+    compression = data.draw(st.sampled_from(["", ".gz", ".xz"]))
+    plain = workdir / f"plain-{fmt}{extension}"
+    save_graph(graph, plain, fmt="dimacs" if fmt == "dimacs" else None)
+    content = plain.read_bytes() + b" " * data.draw(st.integers(0, 1 << 18))
+    limit = data.draw(st.integers(1, 1 << 19))
+    target = workdir / f"big-{fmt}{extension}{compression}"
+    packed = {"": content, ".gz": gzip.compress(content, 1), ".xz": lzma.compress(content, preset=0)}
+    target.write_bytes(packed[compression])
+    tracemalloc.start()
+    try:
+        with alarm(10):
+            loaded = load_graph(target, max_input_size=limit)
+    except GraphFormatError as error:
+        assert len(content) > limit and "input limit" in str(error), str(error)
+        assert target.name in str(error)
+    else:
+        assert len(content) <= limit
+        assert loaded == load_graph(plain)
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    # the bytes under the limit, a few buffers (the compressed file's 4 MiB read buffer),
+    # and the parse of a small graph: never the whole padded stream past the limit
+    assert peak < min(len(content), limit) * 12 + (8 << 20), peak
+
+
+@FUZZ
+@given(content=st.binary(max_size=300).map(lambda b: b.replace(b"\x0b", b" ")),
+       block=st.integers(1, 40), pieces=st.integers(1, 9))
+def test_tokens_the_same_in_blocks(content, block, pieces):
+    """The tokens of a file do not depend on the blocks it is scanned in, nor on the pieces
+    its numbers are read in (a token is never cut at a block's edge)."""
+    from rodinia_bfs.graphs import formats
+
+    whole = formats._Tokens("g", content, comment=b"#%")
+    previous = formats._TOKEN_BLOCK, formats._TOKENS_AT_ONCE
+    formats._TOKEN_BLOCK, formats._TOKENS_AT_ONCE = block, pieces
+    try:
+        cut = formats._Tokens("g", content, comment=b"#%")
+        assert np.array_equal(whole.start, cut.start) and np.array_equal(whole.end, cut.end)
+        assert np.array_equal(whole.first, cut.first) and whole.last_line == cut.last_line
+        assert np.array_equal(whole.uints(slice(None)), cut.uints(slice(None)))
+        heads = cut.lines()[0]
+        assert np.array_equal(whole.uints(heads), cut.uints(heads))
+    finally:
+        formats._TOKEN_BLOCK, formats._TOKENS_AT_ONCE = previous

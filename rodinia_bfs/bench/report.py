@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 from rodinia_bfs.errors import RodiniaBFSError
+from rodinia_bfs.safe_output import replaced, write_text
 
 # -- numbers as text ---------------------------------------------------------------
 
@@ -262,7 +263,7 @@ def csv_table(results: dict) -> str:
 def write_json(results: dict, path: Path) -> None:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(results, indent=1) + "\n")
+    write_text(path, json.dumps(results, indent=1) + "\n")
 
 
 # -- plots ---------------------------------------------------------------------
@@ -337,7 +338,8 @@ def _plot_gteps(plt, results: dict, path: Path) -> Path:
     ax.legend(fontsize=8)
     ax.grid(axis="y", which="both", alpha=0.3)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with replaced(path) as temporary:
+        fig.savefig(temporary, dpi=110, format="png")
     plt.close(fig)
     return path
 
@@ -360,7 +362,8 @@ def _plot_frontiers(plt, results: dict, path: Path) -> Path:
         ax.axis("off")
     fig.suptitle("Vertices per BFS level", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with replaced(path) as temporary:
+        fig.savefig(temporary, dpi=110, format="png")
     plt.close(fig)
     return path
 
@@ -386,7 +389,8 @@ def _plot_level_times(plt, results: dict, graph: dict, path: Path) -> Path:
     top.set_title(f"{graph['name']}, source {graph['sources'][0]}\n{_title_suffix(results)}",
                   fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    with replaced(path) as temporary:
+        fig.savefig(temporary, dpi=110, format="png")
     plt.close(fig)
     return path
 
@@ -400,9 +404,9 @@ def write_results_dir(results: dict, directory: Path, plots: bool = True) -> Non
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
     write_json(results, directory / "results.json")
-    (directory / "table.md").write_text(markdown_table(results))
-    (directory / "table.csv").write_text(csv_table(results))
-    (directory / "command.txt").write_text(results["meta"]["command"] + "\n")
+    write_text(directory / "table.md", markdown_table(results))
+    write_text(directory / "table.csv", csv_table(results))
+    write_text(directory / "command.txt", results["meta"]["command"] + "\n")
     if plots:
         write_plots(results, directory / "plots")
 

@@ -36,6 +36,9 @@ class CSRGraph:
     targets: np.ndarray
     directed: bool = True
     name: str = field(default="", compare=False)
+    #: Each vertex's id in the file it was read from, where the reader renumbered sparse
+    #: ids (an edge list's ``10, 10**9, ...``); ``None`` when vertex ``v`` is id ``v``.
+    vertex_ids: np.ndarray | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self):
         offsets = np.ascontiguousarray(self.offsets, dtype=np.int64)

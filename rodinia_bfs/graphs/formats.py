@@ -16,6 +16,12 @@ Any of them may be compressed: ``.gz`` or ``.xz`` after the extension. (*) These
 formats cannot say whether a graph is directed: a file whose arcs pair up (each ``u v``
 matched by a ``v u``) is read as undirected. Duplicate edges and self loops are kept as
 the file lists them (:meth:`~rodinia_bfs.graphs.csr.CSRGraph.edge_counts` states the policy).
+A ``.txt`` file that opens with ``#`` or ``%`` comments is a SNAP edge list. MatrixMarket,
+DIMACS and PACE number vertices from 1, the others from 0 (:data:`FILE_BASE`); an edge
+list with sparse ids is renumbered, its ids kept in ``vertex_ids`` (:func:`_read_edgelist`).
+
+Only regular files are read (a FIFO or a device is refused before it is opened), and at
+most ``max_input_size`` bytes of them, counted after decompression.
 
 Every text reader follows one plan. Read the (decompressed) bytes; find all tokens with
 numpy, which is fast because there is no Python step per line; compare the header's counts
@@ -26,12 +32,15 @@ built, and nothing is ever sized from a header alone. A bad file raises one
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import gzip
 import hashlib
 import io
 import lzma
 import os
 import re
+import stat
 import tempfile
 import warnings
 import zipfile
@@ -40,9 +49,10 @@ from pathlib import Path
 
 import numpy as np
 
-from rodinia_bfs.errors import GraphFormatError, RodiniaBFSError
+from rodinia_bfs.errors import GraphFormatError
 from rodinia_bfs.graphs.csr import MAX_VERTICES, CSRGraph
 from rodinia_bfs.progress import Progress
+from rodinia_bfs.safe_output import replaced
 
 #: Reader for each file extension (after ``.gz`` / ``.xz`` is taken off).
 EXTENSIONS = {
@@ -64,6 +74,14 @@ FORMATS = ("rodinia", "mtx", "gr", "dimacs", "pace", "edgelist", "npz")
 
 _COMPRESSED = {".gz": gzip.open, ".xz": lzma.open}
 
+#: Where each format numbers its vertices from: what vertex ``v`` of the CSR graph is
+#: called in the file is ``v + FILE_BASE[reader]`` (edge lists: unless renumbered, see
+#: :func:`_read_edgelist`).
+FILE_BASE = {"rodinia": 0, "mtx": 1, "gr": 1, "edgelist": 0, "npz": 0}
+
+# What the command line chose for every file read during one command (see reading_options).
+_OPTIONS: contextvars.ContextVar = contextvars.ContextVar("reading_options", default=({}, None))
+
 # The largest count a header may state. Eighteen digits always fit an int64; a real
 # file is nowhere near 10**18 lines.
 _MAX_COUNT = 10**18 - 1
@@ -77,6 +95,11 @@ _LONGEST_TOKEN = 40  # no cost or weight we accept is longer
 _FREE_VERTICES = 1 << 20
 _VERTICES_PER_BYTE = 16
 
+#: Bytes of a file :class:`_Tokens` scans at a time, and tokens it turns into numbers at a
+#: time: the temporary arrays of a parse are this small, whatever the file's size.
+_TOKEN_BLOCK = 1 << 23
+_TOKENS_AT_ONCE = 1 << 21
+
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[list(b" \t\n\r\v\f")] = True
 # Costs, weights and matrix values are ignored, so they are checked loosely: made of these.
@@ -89,50 +112,87 @@ _NUMBER_CHAR[list(b"0123456789+-.eE")] = True
 # ---------------------------------------------------------------------------------------
 
 
+@contextlib.contextmanager
+def reading_options(*, formats: dict | None = None, max_input_size: int | None = None):
+    """Within the block, :func:`load_graph` and :func:`detect_format` read each path of
+    ``formats`` (``{path: fmt}``) in that format unless told otherwise, and every file under
+    ``max_input_size`` unless told otherwise: how a command (``rodinia-bfs bench``) passes
+    its ``--format`` and ``--max-input-size`` to the code that reads its files."""
+    chosen = {Path(p).resolve(): f for p, f in (formats or {}).items() if f is not None}
+    token = _OPTIONS.set((chosen, max_input_size))
+    try:
+        yield
+    finally:
+        _OPTIONS.reset(token)
+
+
+def _chosen(path: Path, fmt: str | None, max_input_size: int | None):
+    """``fmt`` and ``max_input_size``, filled in from :func:`reading_options` where ``None``."""
+    formats, limit = _OPTIONS.get()
+    if fmt is None and formats:
+        fmt = formats.get(path.resolve())
+    return fmt, (limit if max_input_size is None else max_input_size)
+
+
 def load_graph(
-    path, *, fmt: str | None = None, symmetrize: bool = False, cache: bool = False
+    path, *, fmt: str | None = None, symmetrize: bool = False, cache: bool = False,
+    max_input_size: int | None = None,
 ) -> CSRGraph:
-    """Read a graph file; the format comes from the extension unless ``fmt`` names it.
+    """Read a graph file; the format comes from the extension unless ``fmt`` names it
+    (a ``.txt`` file that opens with ``#`` or ``%`` comments is a SNAP edge list).
 
     ``symmetrize=True`` returns the undirected version (:meth:`CSRGraph.symmetrize`).
     ``cache=True`` keeps a binary copy in :func:`cache_dir`, used while the file is unchanged.
+    ``max_input_size``: bytes the (decompressed) file may hold; reading stops with a
+    :class:`GraphFormatError` past it (default :func:`default_max_input_size`). Only a
+    regular file is read: a FIFO, a device or a folder is refused before it is opened.
     """
     path = Path(path)
-    reader, compression = _format_of(path, fmt)
+    fmt, max_input_size = _chosen(path, fmt, max_input_size)
+    _check_regular(path)
+    reader, compression = _format_of(path, fmt, sniff=fmt is None)
     cached = _cache_file(path, reader, symmetrize) if cache and reader != "npz" else None
     if cached is not None and cached.exists():
         try:
             return _read_npz(cached, cached)
         except (GraphFormatError, OSError):
             pass  # a damaged cache entry is rewritten below
-    graph, _ = _load(path, reader, compression)
+    graph, _ = _load(path, reader, compression, max_input_size)
     if symmetrize:
-        graph = graph.symmetrize()
+        graph = keep_vertex_ids(graph.symmetrize(), graph)
     if cached is not None:
         _write_cache(cached, graph)
     return graph
 
 
-def load_rodinia(path, *, symmetrize: bool = False) -> tuple[CSRGraph, int]:
+def load_rodinia(path, *, symmetrize: bool = False,
+                 max_input_size: int | None = None) -> tuple[CSRGraph, int]:
     """Read a Rodinia text file: the graph, and the source vertex the file names."""
     path = Path(path)
+    max_input_size = _chosen(path, "rodinia", max_input_size)[1]
+    _check_regular(path)
     _, compression = _format_of(path, "rodinia")
-    graph, source = _load(path, "rodinia", compression)
+    graph, source = _load(path, "rodinia", compression, max_input_size)
     return (graph.symmetrize() if symmetrize else graph), source
 
 
 def rodinia_source(path, *, fmt: str | None = None) -> int | None:
     """The source vertex a Rodinia file names; ``None`` for every other format."""
     path = Path(path)
-    reader, compression = _format_of(path, fmt)
+    _check_regular(path)
+    reader, compression = _format_of(path, fmt, sniff=fmt is None)
     if reader != "rodinia":
         return None
     return _load(path, reader, compression)[1]
 
 
 def detect_format(path, fmt: str | None = None) -> str:
-    """The reader :func:`load_graph` would use: ``rodinia``, ``mtx``, ``gr``, ``edgelist`` or ``npz``."""
-    return _format_of(Path(path), fmt)[0]
+    """The reader :func:`load_graph` would use: ``rodinia``, ``mtx``, ``gr``, ``edgelist`` or ``npz``.
+
+    For an existing ``.txt`` file the first bytes decide between Rodinia text and a SNAP
+    edge list (comments first); a path that does not exist yet is judged by its name."""
+    fmt = _chosen(Path(path), fmt, None)[0]
+    return _format_of(Path(path), fmt, sniff=fmt is None)[0]
 
 
 def cache_dir() -> Path:
@@ -171,32 +231,22 @@ def save_graph(graph: CSRGraph, path, *, fmt: str | None = None, source: int = 0
     if kind == "rodinia" and not 0 <= source < max(graph.num_vertices, 1):
         raise GraphFormatError(path, f"source {source} is outside the graph (0..{graph.num_vertices - 1})")
     compressor = _COMPRESSED.get(path.suffix.lower())
-    # A name of our own beside the file (not mkstemp's: its file is private to the user).
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        if kind == "npz" and compressor is not None:
-            # zipfile seeks back while writing, which a compressed stream cannot do
-            buffer = io.BytesIO()
-            _write_npz(buffer, graph)
-            with compressor(temporary, "wb") as out:
-                out.write(buffer.getbuffer())
-        else:
-            with (compressor or open)(temporary, "wb") as out:
-                if kind == "npz":
-                    _write_npz(out, graph)
-                else:
-                    _WRITERS[kind](out, graph, source)
-        os.replace(temporary, path)
+        with replaced(path) as temporary:
+            if kind == "npz" and compressor is not None:
+                # zipfile seeks back while writing, which a compressed stream cannot do
+                buffer = io.BytesIO()
+                _write_npz(buffer, graph)
+                with compressor(temporary, "wb") as out:
+                    out.write(buffer.getbuffer())
+            else:
+                with (compressor or open)(temporary, "wb") as out:
+                    if kind == "npz":
+                        _write_npz(out, graph)
+                    else:
+                        _WRITERS[kind](out, graph, source)
     except ValueError as exc:  # a graph this format cannot hold
         raise GraphFormatError(path, str(exc)) from None
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        if isinstance(exc, FileNotFoundError) and not path.parent.is_dir():
-            reason = f"the folder {path.parent} does not exist"
-        raise RodiniaBFSError(f"cannot write {path}: {reason}") from None
-    finally:
-        if temporary.exists():
-            temporary.unlink()
 
 
 # ---------------------------------------------------------------------------------------
@@ -204,8 +254,9 @@ def save_graph(graph: CSRGraph, path, *, fmt: str | None = None, source: int = 0
 # ---------------------------------------------------------------------------------------
 
 
-def _format_of(path: Path, fmt: str | None) -> tuple[str, str | None]:
-    """The reader for ``path`` (or for ``fmt``) and its compression suffix, if any."""
+def _format_of(path: Path, fmt: str | None, sniff: bool = False) -> tuple[str, str | None]:
+    """The reader for ``path`` (or for ``fmt``) and its compression suffix, if any.
+    ``sniff``: a ``.txt`` regular file that opens with a comment is an edge list."""
     if path.is_dir():
         raise GraphFormatError(path, "is a directory, not a graph file")
     name = path.name.lower()
@@ -224,7 +275,85 @@ def _format_of(path: Path, fmt: str | None) -> tuple[str, str | None]:
             f"unknown graph format {extension or '(no extension)'!r}; "
             f"supported extensions: {known} (each optionally .gz or .xz)",
         )
-    return EXTENSIONS[extension], compression
+    reader = EXTENSIONS[extension]
+    if sniff and reader == "rodinia" and _opens_with_comment(path, compression):
+        reader = "edgelist"
+    return reader, compression
+
+
+#: Bytes :func:`_opens_with_comment` looks at.
+_SNIFF_BYTES = 4096
+
+
+def _opens_with_comment(path: Path, compression: str | None) -> bool:
+    """Whether the first non-blank line of the (decompressed) file starts with ``#`` or
+    ``%``: SNAP edge lists do, Rodinia text (numbers only) never. Only a regular file is
+    opened; anything unreadable is left for the reader to report."""
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
+        with (_COMPRESSED[compression] if compression else open)(path, "rb") as stream:
+            head = stream.read(_SNIFF_BYTES)
+    except (OSError, EOFError, lzma.LZMAError, zlib.error):
+        return False
+    return head.lstrip()[:1] in (b"#", b"%")
+
+
+_FILE_KINDS = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+               (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+
+
+def _check_regular(path: Path) -> os.stat_result:
+    """Refuse, before opening it, a path that is not a regular file (links followed): a
+    FIFO or a device could block forever or never end."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        raise GraphFormatError(path, "no such file") from None
+    except PermissionError:
+        raise GraphFormatError(path, "permission denied") from None
+    except OSError as exc:
+        raise GraphFormatError(path, f"cannot read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise GraphFormatError(path, "is a directory, not a graph file")
+    if not stat.S_ISREG(info.st_mode):
+        kind = next((name for test, name in _FILE_KINDS if test(info.st_mode)), "not a file")
+        raise GraphFormatError(path, f"is {kind}, not a regular file: graphs are read from files")
+    return info
+
+
+#: Share of the memory available when reading starts (``MemAvailable``) that a file's
+#: decompressed bytes may take by default: parsing needs a few times the text on top
+#: (docs/getting_started.rst gives the measured peak).
+INPUT_MEMORY_SHARE = 0.25
+#: The default limit where ``/proc/meminfo`` cannot be read.
+FALLBACK_MAX_INPUT_SIZE = 4 << 30
+
+
+def default_max_input_size() -> int:
+    """Bytes a graph file may hold, decompressed, unless told otherwise: a quarter
+    (:data:`INPUT_MEMORY_SHARE`) of the memory available now, or 4 GiB where unknown."""
+    try:
+        with open("/proc/meminfo", "rb") as meminfo:
+            for line in meminfo:
+                if line.startswith(b"MemAvailable:"):
+                    return max(1 << 20, int(int(line.split()[1]) * 1024 * INPUT_MEMORY_SHARE))
+    except (OSError, ValueError, IndexError):
+        pass
+    return FALLBACK_MAX_INPUT_SIZE
+
+
+def format_bytes(nbytes: int) -> str:
+    """``1.5 GiB``, ``12.0 MiB``, ``300 bytes``: a size for people."""
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if nbytes >= 1 << shift:
+            return f"{nbytes / (1 << shift):.1f} {unit}"
+    return f"{nbytes} bytes"
+
+
+def _too_large(path, limit: int, how: str) -> GraphFormatError:
+    return GraphFormatError(path, f"{how} more than the input limit of {format_bytes(limit)} "
+                                  "(max_input_size, --max-input-size on the command line)")
 
 
 def graph_name(path: Path) -> str:
@@ -236,16 +365,28 @@ def graph_name(path: Path) -> str:
     return name
 
 
-def _read_bytes(path: Path, compression: str | None, bar=None) -> bytes:
-    """The file's bytes, decompressed; any failure becomes a GraphFormatError. ``bar``
+def _read_bytes(path: Path, compression: str | None, bar=None,
+                limit: int | None = None) -> bytearray:
+    """The file's bytes, decompressed, at most ``limit`` of them (default
+    :func:`default_max_input_size`); any failure becomes a GraphFormatError. ``bar``
     (a :class:`~rodinia_bfs.progress.Progress`) counts the bytes read from the file."""
     bar = bar or Progress("", enabled=False)
+    limit = default_max_input_size() if limit is None else limit
     try:
         if compression is None:
-            data = path.read_bytes()  # one fast read: nothing to show on the way
+            size = os.stat(path).st_size
+            if size > limit:
+                raise _too_large(path, limit, f"is {format_bytes(size)}:")
+            data = bytearray(size)
+            with open(path, "rb") as stream:  # one fast read: nothing to show on the way
+                del data[stream.readinto(data):]
+                more = stream.read(1)
+                if more:  # a file that grew meanwhile
+                    data += more
+                    _read_into(data, stream, path, limit)
             bar.update(len(data))
             return data
-        return _decompress(path, compression, bar)
+        return _decompress(path, compression, bar, limit)
     except FileNotFoundError:
         raise GraphFormatError(path, "no such file") from None
     except IsADirectoryError:
@@ -262,6 +403,8 @@ def _read_bytes(path: Path, compression: str | None, bar=None) -> bytes:
 #: they are read and parsed.
 PROGRESS_BYTES = 16 << 20
 _CHUNK = 4 << 20
+#: Decompressed bytes taken at a time: small enough that the limit is not passed by much.
+_READ_CHUNK = 1 << 20
 
 
 class _CountingReader(io.RawIOBase):
@@ -279,38 +422,72 @@ class _CountingReader(io.RawIOBase):
         return n
 
 
-def _decompress(path: Path, compression: str, bar) -> bytes:
+# [bounded-read-begin]
+def _read_into(data: bytearray, stream, path, limit: int) -> None:
+    """Append ``stream`` to ``data`` a chunk at a time, stopping as soon as it passes
+    ``limit``: a small file that inflates to gigabytes is refused while it is small."""
+    while True:
+        chunk = stream.read(min(_READ_CHUNK, limit + 1 - len(data)))
+        if not chunk:
+            return
+        data += chunk
+        if len(data) > limit:
+            raise _too_large(path, limit, "decompresses to" if path.suffix in _COMPRESSED
+                             else "holds")
+# [bounded-read-end]
+
+
+def _decompress(path: Path, compression: str, bar, limit: int) -> bytearray:
     """The decompressed bytes, counting the compressed bytes read into ``bar``."""
+    data = bytearray()
     with open(path, "rb") as raw:
         counted = io.BufferedReader(_CountingReader(raw, bar), _CHUNK)
         with _COMPRESSED[compression](counted, "rb") as stream:
-            return stream.read()
+            _read_into(data, stream, path, limit)
+    return data
 
 
-def _load(path: Path, reader: str, compression: str | None) -> tuple[CSRGraph, int | None]:
+def _load(path: Path, reader: str, compression: str | None,
+          limit: int | None = None) -> tuple[CSRGraph, int | None]:
     """Run one reader; returns the graph and, for Rodinia files, the source."""
-    if not path.exists():
-        raise GraphFormatError(path, "no such file")
+    size = _check_regular(path).st_size
+    limit = default_max_input_size() if limit is None else limit
+    if limit < 1:
+        raise GraphFormatError(path, f"the input limit must be positive, got {limit}")
     name = graph_name(path)
     if reader == "npz":
         # zipfile reads a plain file in place; a compressed one is decompressed into memory
-        source = path if compression is None else io.BytesIO(_read_bytes(path, compression))
-        return _read_npz(path, source), None
-    size = path.stat().st_size
+        source = (path if compression is None
+                  else io.BytesIO(_read_bytes(path, compression, limit=limit)))
+        return _read_npz(path, source, limit), None
     # A big file shows its progress: the bytes read, then the time its parse took.
     with Progress(f"loading {path.name}", total=size, unit="B", unit_scale=True,
                   enabled=size >= PROGRESS_BYTES) as bar:
-        data = _read_bytes(path, compression, bar)
+        data = _read_bytes(path, compression, bar, limit)
         if size >= PROGRESS_BYTES:
             bar.status("parsing")
         if reader == "rodinia":
             return _read_rodinia(path, data, name)
-        return _READERS[reader](path, data, name), None
+        arcs = _READERS[reader](path, data, name)
+        del data  # the text goes before the CSR arrays are built: never both at once
+        return arcs.graph(name), None
 
 
 # ---------------------------------------------------------------------------------------
 # Tokens: the shared first step of every text reader
 # ---------------------------------------------------------------------------------------
+
+
+def _block_end(buf: np.ndarray, hi: int) -> int:
+    """``hi``, or the first whitespace byte after it: where a block of the file may end
+    without cutting a token in two."""
+    while hi < buf.size:
+        window = buf[hi : hi + (1 << 16)]
+        found = np.flatnonzero(_SPACE[window])
+        if found.size:
+            return hi + int(found[0])
+        hi += window.size
+    return buf.size
 
 
 class _Tokens:
@@ -323,34 +500,57 @@ class _Tokens:
     def __init__(self, path, data: bytes, comment: bytes = b""):
         self.path, self.data = path, data
         buf = self.buf = np.frombuffer(data, dtype=np.uint8)
-        # Whitespace is the bytes <= 32 but for the control characters, which only junk contains.
-        space = buf <= 32
-        if np.count_nonzero(buf < 9) or np.count_nonzero(buf - np.uint8(14) < 18):
-            space = _SPACE[buf]
-        # With a space added at each end, a token starts where space turns to non-space
-        # (a step of -1) and ends where it turns back (+1).
-        padded = np.ones(buf.size + 2, dtype=np.int8)
-        padded[1:-1] = space
-        del space
-        step = np.diff(padded)
-        del padded
-        start, end = np.flatnonzero(step == -1), np.flatnonzero(step == 1)
-        del step
-        # The first token after each newline opens a line.
-        newlines = np.flatnonzero(buf == ord("\n"))
-        first = np.zeros(start.size + 1, dtype=bool)
-        first[0] = True
-        first[np.searchsorted(start, newlines)] = True
-        first = first[:-1]
-        if comment:
-            is_comment = np.isin(buf[start[first]], np.frombuffer(comment, dtype=np.uint8))
-            if is_comment.any():
-                # every token looks up whether its line (counted among non-empty lines) is a comment
-                keep = ~is_comment[np.cumsum(first) - 1]
+        # Positions fit 32 bits in files under 2 GiB: half the memory of every token array.
+        position = np.int32 if buf.size < 2**31 - 2 else np.int64
+        comments = np.frombuffer(comment, dtype=np.uint8)
+        # The file is scanned a block at a time, so that the temporary arrays (a flag or a
+        # count per byte) take the memory of a block, not of the file. What a block needs
+        # from the one before: whether its last byte was a space, the line its last token
+        # was on, and whether that line is a comment.
+        starts, ends, firsts = [], [], []
+        line_before, comment_line, newlines, lo = -1, False, 0, 0
+        while lo < buf.size:
+            hi = _block_end(buf, lo + _TOKEN_BLOCK)  # at a space: no token spans two blocks
+            block = buf[lo:hi]
+            # Whitespace is the bytes <= 32 but for the control characters, which only junk contains.
+            space = block <= 32
+            if np.count_nonzero(block < 9) or np.count_nonzero(block - np.uint8(14) < 18):
+                space = _SPACE[block]
+            # A token starts where a space (or the block's start) is followed by a
+            # non-space, and ends where a non-space is followed by a space (or the end).
+            shifted = np.empty_like(space)
+            shifted[0], shifted[1:] = True, space[:-1]
+            start = np.flatnonzero(shifted & ~space).astype(position)
+            shifted[-1], shifted[:-1] = True, space[1:]
+            end = np.flatnonzero(~space & shifted).astype(position) + 1
+            del shifted, space
+            # The line of each token: newlines before it; a token on a new line opens it.
+            breaks = np.flatnonzero(block == ord("\n"))
+            line = np.searchsorted(breaks, start) + newlines
+            first = np.diff(line, prepend=line_before) > 0
+            newlines += breaks.size
+            if line.size:
+                line_before = int(line[-1])
+            del line, breaks
+            if comments.size:
+                # whether each line opened here is a comment; tokens before the first
+                # opening belong to the line carried over
+                opened = np.isin(block[start[first]], comments)
+                is_comment = np.concatenate([[comment_line], opened])
+                keep = ~is_comment[np.cumsum(first, dtype=position)]
+                comment_line = bool(is_comment[-1])
                 start, end, first = start[keep], end[keep], first[keep]
-        self.start, self.end, self.first = start, end, first
+            start += lo
+            end += lo
+            starts.append(start), ends.append(end), firsts.append(first)
+            lo = hi
+        self.start = np.concatenate(starts or [np.zeros(0, position)])
+        del starts
+        self.end = np.concatenate(ends or [np.zeros(0, position)])
+        del ends
+        self.first = np.concatenate(firsts or [np.zeros(0, bool)])
         # the line the file ends on (a final newline does not open another line)
-        self.last_line = max(1, newlines.size + (0 if data.endswith(b"\n") else 1))
+        self.last_line = max(1, newlines + (0 if data.endswith(b"\n") else 1))
 
     def __len__(self) -> int:
         return self.start.size
@@ -380,8 +580,23 @@ class _Tokens:
 
     def lines(self) -> tuple[np.ndarray, np.ndarray]:
         """The index of each line's first token, and how many tokens each line has."""
-        heads = np.flatnonzero(self.first)
-        return heads, np.diff(heads, append=len(self))
+        heads = np.flatnonzero(self.first).astype(self.start.dtype)
+        return heads, np.diff(heads, append=np.array([len(self)], dtype=heads.dtype))
+
+    def _pieces(self, index):
+        """``index`` (a slice or an array of token numbers) cut into pieces of at most
+        :data:`_TOKENS_AT_ONCE` tokens, each with its offset in the selection: the
+        temporaries of a column's parse then take the memory of a piece."""
+        if isinstance(index, slice):
+            chosen = range(len(self))[index]
+            for i in range(0, len(chosen), _TOKENS_AT_ONCE):
+                part = chosen[i : i + _TOKENS_AT_ONCE]
+                yield i, slice(part.start, part.stop, part.step), len(part)
+        else:
+            index = np.asarray(index)
+            for i in range(0, index.size, _TOKENS_AT_ONCE):
+                part = index[i : i + _TOKENS_AT_ONCE]
+                yield i, part, part.size
 
     def _by_length(self, index, longest: int):
         """Group the chosen tokens by length (up to ``longest``), so that each group is read
@@ -398,16 +613,22 @@ class _Tokens:
 
         -1 marks a token that is not one; ``_HUGE`` one of more than 18 digits (never valid).
         """
-        length = self.end[index] - self.start[index]
-        values = np.where(length > _MAX_DIGITS, _HUGE, -1)
-        for which, first, size in self._by_length(index, _MAX_DIGITS):
-            value = np.zeros(which.size, dtype=np.int64)
-            is_int = np.ones(which.size, dtype=bool)
-            for k in range(size):
-                digit = self.buf[first + k] - np.uint8(ord("0"))  # wraps past 9 for a non-digit
-                is_int &= digit <= 9
-                value = value * 10 + digit
-            values[which] = np.where(is_int, value, -1)
+        pieces = list(self._pieces(index))
+        values = np.empty(sum(size for _, _, size in pieces), dtype=np.int64)
+        for offset, piece, size in pieces:
+            out = values[offset : offset + size]
+            out[:] = np.where(self.end[piece] - self.start[piece] > _MAX_DIGITS, _HUGE, -1)
+            for which, first, length in self._by_length(piece, _MAX_DIGITS):
+                value = np.zeros(which.size, dtype=np.int64)
+                is_int = np.ones(which.size, dtype=bool)
+                for _ in range(length):  # in place: no more temporaries than needed
+                    digit = self.buf[first] - np.uint8(ord("0"))  # wraps past 9 for a non-digit
+                    is_int &= digit <= 9
+                    value *= 10
+                    value += digit
+                    first += 1
+                value[~is_int] = -1
+                out[which] = value
         return values
 
     def ints(self, index, lo: int, hi: int, what: str) -> np.ndarray:
@@ -418,20 +639,32 @@ class _Tokens:
             raise self._value_error(np.arange(len(self))[index][bad[0]], lo, hi, what)
         return values
 
+    def ids(self, index, base: int, n: int, what: str) -> np.ndarray:
+        """The chosen tokens as vertex ids ``base..n - 1 + base``, returned as int32 vertex
+        numbers from 0; checked and converted a piece at a time, never a whole int64 column."""
+        pieces = list(self._pieces(index))
+        out = np.empty(sum(size for _, _, size in pieces), dtype=np.int32)
+        for offset, piece, size in pieces:
+            values = self.ints(piece, base, n - 1 + base, what)
+            values -= base
+            out[offset : offset + size] = values
+        return out
+
     def int_at(self, i: int, lo: int, hi: int, what: str) -> int:
         return int(self.ints(slice(i, i + 1), lo, hi, what)[0])
 
     def check_numbers(self, index, what: str) -> None:
         """The chosen tokens hold values we ignore (costs, weights); they must still look like numbers."""
-        bad = self.end[index] - self.start[index] > _LONGEST_TOKEN
-        for which, first, size in self._by_length(index, _LONGEST_TOKEN):
-            ok = np.ones(which.size, dtype=bool)
-            for k in range(size):
-                ok &= _NUMBER_CHAR[self.buf[first + k]]
-            bad[which] = ~ok
-        if bad.any():
-            i = np.arange(len(self))[index][np.argmax(bad)]
-            raise self.error(i, f"expected a number for the {what}, found {self.text(i)!r}")
+        for offset, piece, _ in self._pieces(index):
+            bad = self.end[piece] - self.start[piece] > _LONGEST_TOKEN
+            for which, first, size in self._by_length(piece, _LONGEST_TOKEN):
+                ok = np.ones(which.size, dtype=bool)
+                for k in range(size):
+                    ok &= _NUMBER_CHAR[self.buf[first + k]]
+                bad[which] = ~ok
+            if bad.any():
+                i = np.arange(len(self))[index][offset + np.argmax(bad)]
+                raise self.error(i, f"expected a number for the {what}, found {self.text(i)!r}")
 
     def _value_error(self, i, lo: int, hi: int, what: str) -> GraphFormatError:
         raw = self.raw(i)
@@ -485,12 +718,53 @@ def _directed_unless_paired(graph: CSRGraph) -> CSRGraph:
     return graph.as_undirected() if graph.is_symmetric() else graph
 
 
-def _undirected(sources, targets, n: int, name: str) -> CSRGraph:
-    """Each edge stored both ways; a self loop once."""
-    loop = sources == targets
-    both_src = np.concatenate([sources, targets[~loop]])
-    both_dst = np.concatenate([targets, sources[~loop]])
-    return CSRGraph.from_edges(both_src, both_dst, n, directed=False, name=name)
+def _ids(values: np.ndarray, base: int = 0) -> np.ndarray:
+    """Checked ids (int64, each ``base..n - 1 + base`` with ``n`` <= MAX_VERTICES) as int32
+    vertex numbers from 0: half the memory for what follows."""
+    if base:
+        np.subtract(values, base, out=values)
+    return values.astype(np.int32)
+
+
+# [reader-csr-begin]
+class _Arcs:
+    """What the readers of edge lines return: the checked arcs ``sources[i] -> targets[i]``
+    as int32 vertex numbers, made into the CSR graph by :meth:`graph` once the file's text
+    is freed. ``both_ways``: each line is an undirected edge; ``paired``: undirected when
+    the arcs pair up (:func:`_directed_unless_paired`); ``ids``: the file's ids of
+    renumbered vertices."""
+
+    def __init__(self, sources, targets, n: int, *, both_ways: bool = False,
+                 paired: bool = False, ids=None):
+        self.ends = [sources, targets]
+        self.n, self.both_ways, self.paired, self.ids = n, both_ways, paired, ids
+
+    def graph(self, name: str) -> CSRGraph:
+        graph = _csr(self.ends, self.n, name, both_ways=self.both_ways)
+        if self.paired:
+            graph = _directed_unless_paired(graph)
+        return graph if self.ids is None else _with_ids(graph, self.ids)
+
+
+def _csr(ends: list, n: int, name: str, *, both_ways: bool = False) -> CSRGraph:
+    """The CSR graph of the arcs ``ends = [sources, targets]`` (int32), each vertex's arcs
+    in file order; ``both_ways`` stores each edge both ways too (a self loop once) and
+    marks the graph undirected. The peak memory of a load is reached here: 4-byte ids, and
+    one 8-byte index per arc for the stable sort that groups arcs by their tail. ``ends``
+    is emptied, so that each array is freed as soon as it has been used."""
+    sources, targets = ends
+    ends.clear()
+    if both_ways:
+        keep = sources != targets
+        sources, targets = (np.concatenate([sources, targets[keep]]),
+                            np.concatenate([targets, sources[keep]]))
+        del keep
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(sources, minlength=n), out=offsets[1:])
+    order = np.argsort(sources, kind="stable")
+    del sources
+    return CSRGraph(offsets, targets[order], directed=not both_ways, name=name)
+# [reader-csr-end]
 
 
 # ---------------------------------------------------------------------------------------
@@ -532,7 +806,7 @@ def _read_rodinia(path, data: bytes, name: str) -> tuple[CSRGraph, int]:
 
     start = tokens.ints(slice(1, 2 * n + 1, 2), 0, _MAX_COUNT, "edge start")
     count = tokens.ints(slice(2, 2 * n + 2, 2), 0, m, "out-degree")
-    targets = tokens.ints(slice(first_edge, None, 2), 0, n - 1, "destination node")
+    targets = tokens.ids(slice(first_edge, None, 2), 0, n, "destination node")
     tokens.check_numbers(slice(first_edge + 1, None, 2), "edge cost")
 
     # The counts alone give the CSR offsets. Each count is at most m, so the running sum
@@ -573,7 +847,7 @@ def _gather_index(tokens: _Tokens, start: np.ndarray, count: np.ndarray, m: int)
 
 
 # [reader-dimacs-begin]
-def _read_gr(path, data: bytes, name: str) -> CSRGraph:
+def _read_gr(path, data: bytes, name: str) -> "_Arcs":
     """DIMACS (``p sp n m``, then ``a u v w`` arcs) or PACE (``p tw n m``, then ``u v`` edges).
 
     Both are 1-based and ``c`` starts a comment line. DIMACS arcs are directed (the weight
@@ -604,12 +878,12 @@ def _read_gr(path, data: bytes, name: str) -> CSRGraph:
     else:
         _check_fields(tokens, heads, fields, 2, "u v")
         _check_entry_count(tokens, h + 3, m, heads, "edges", min_bytes=4)
-    sources = tokens.ints(heads, 1, n, "vertex id") - 1
-    targets = tokens.ints(heads + 1, 1, n, "vertex id") - 1
+    del fields
+    arcs = _Arcs(tokens.ids(heads, 1, n, "vertex id"), tokens.ids(heads + 1, 1, n, "vertex id"),
+                 n, both_ways=not directed)
     if directed:
         tokens.check_numbers(heads + 2, "arc weight")
-        return CSRGraph.from_edges(sources, targets, n, directed=True, name=name)
-    return _undirected(sources, targets, n, name)
+    return arcs
 # [reader-dimacs-end]
 
 
@@ -617,7 +891,7 @@ _MTX_VALUES = {b"pattern": 0, b"integer": 1, b"real": 1, b"double": 1, b"complex
 _MTX_SYMMETRY = (b"general", b"symmetric", b"skew-symmetric", b"hermitian")
 
 
-def _read_mtx(path, data: bytes, name: str) -> CSRGraph:
+def _read_mtx(path, data: bytes, name: str) -> "_Arcs":
     """MatrixMarket ``coordinate``: banner, ``%`` comments, ``rows cols entries``, then entries.
 
     Each entry ``row col [value...]`` is 1-based; values are ignored. ``general`` entries are
@@ -625,7 +899,8 @@ def _read_mtx(path, data: bytes, name: str) -> CSRGraph:
     edges, stored both ways, a diagonal entry once.
     """
     banner_form = "'%%MatrixMarket matrix coordinate <field> <symmetry>'"
-    words = data.split(b"\n", 1)[0].lower().split()
+    end = data.find(b"\n")
+    words = bytes(data[: end if end >= 0 else len(data)]).lower().split()
     if len(words) != 5 or words[0] != b"%%matrixmarket":
         raise GraphFormatError(path, f"expected the banner {banner_form}", line=1)
     if words[1:3] != [b"matrix", b"coordinate"]:
@@ -653,37 +928,81 @@ def _read_mtx(path, data: bytes, name: str) -> CSRGraph:
     heads, fields = heads[1:], fields[1:]
     _check_fields(tokens, heads, fields, width, "row column" + " value" * (width - 2))
     _check_entry_count(tokens, h + 2, entries, heads, "entries", min_bytes=2 * width)
-    sources = tokens.ints(heads, 1, n, "row index") - 1
-    targets = tokens.ints(heads + 1, 1, n, "column index") - 1
+    del fields
+    arcs = _Arcs(tokens.ids(heads, 1, n, "row index"), tokens.ids(heads + 1, 1, n, "column index"),
+                 n, both_ways=not directed)
     for column in range(2, width):
         tokens.check_numbers(heads + column, "value")
-    if directed:
-        return CSRGraph.from_edges(sources, targets, n, directed=True, name=name)
-    return _undirected(sources, targets, n, name)
+    return arcs
 
 
-def _read_edgelist(path, data: bytes, name: str) -> CSRGraph:
-    """SNAP-style edge list: ``u v`` per line (more fields are ignored), 0-based, ``#``/``%`` comments.
+#: An edge list's ids are its vertex numbers while the largest is below this, or while
+#: at least one number in :data:`SPARSE_RATIO` up to it is used; sparser ids are renumbered.
+DENSE_IDS = 1 << 20
+SPARSE_RATIO = 16
 
-    Nothing declares the vertex count: the graph has max id + 1 vertices.
+
+# [reader-edgelist-begin]
+def _read_edgelist(path, data: bytes, name: str) -> "_Arcs":
+    """SNAP-style edge list: ``u v`` per line (more fields are ignored), ``#``/``%`` comments.
+
+    Nothing declares the vertex count. The ids are the vertex numbers (0-based: the graph
+    has max id + 1 vertices) while they are dense: the largest id is below
+    :data:`DENSE_IDS` or at most :data:`SPARSE_RATIO` times the number of distinct ids.
+    Sparse ids (``10``, ``10**9``, ``2 * 10**9``) are renumbered 0, 1, 2, ... in increasing
+    order of id, and the graph's ``vertex_ids`` keeps each vertex's id in the file.
     """
     tokens = _Tokens(path, data, comment=b"#%")
     heads, fields = tokens.lines()
     short = np.flatnonzero(fields < 2)
     if short.size:
         raise tokens.error(heads[short[0]], "expected 'source target', found one field")
-    sources = tokens.ints(heads, 0, MAX_VERTICES - 1, "vertex id")
-    targets = tokens.ints(heads + 1, 0, MAX_VERTICES - 1, "vertex id")
-    n = 0
-    if heads.size:
-        largest = np.maximum(sources, targets)
-        line = int(np.argmax(largest))
-        n = int(largest[line]) + 1
-        _check_vertex_count(tokens, heads[line] + int(targets[line] > sources[line]), n)
-    return _directed_unless_paired(CSRGraph.from_edges(sources, targets, n, name=name))
+    sources = tokens.ints(heads, 0, _MAX_COUNT, "vertex id")
+    targets = tokens.ints(heads + 1, 0, _MAX_COUNT, "vertex id")
+    largest = int(max(sources.max(), targets.max())) if heads.size else -1
+    if not _sparse_ids(sources, targets, largest):
+        return _Arcs(_ids(sources), _ids(targets), largest + 1, paired=True)
+    ids, dense = np.unique(np.concatenate([sources, targets]), return_inverse=True)
+    del sources, targets
+    if ids.size > MAX_VERTICES:
+        raise tokens.end_error(f"{ids.size} distinct ids: more than the {MAX_VERTICES} "
+                               "that 32-bit vertex ids allow")
+    m = heads.size
+    return _Arcs(_ids(dense[:m]), _ids(dense[m:]), ids.size, paired=True, ids=ids)
+# [reader-edgelist-end]
 
 
-def _read_npz(path, source) -> CSRGraph:
+def _sparse_ids(sources, targets, largest: int) -> bool:
+    """Whether an edge list's ids are sparse (see :func:`_read_edgelist`)."""
+    if largest < DENSE_IDS:
+        return False
+    # distinct ids <= 2 m: past SPARSE_RATIO * 2 m (or 32-bit ids) no count is needed
+    if largest >= MAX_VERTICES or largest + 1 > SPARSE_RATIO * 2 * sources.size:
+        return True
+    used = np.zeros(largest + 1, dtype=bool)
+    used[sources] = True
+    used[targets] = True
+    return largest + 1 > SPARSE_RATIO * int(np.count_nonzero(used))
+
+
+def _with_ids(graph: CSRGraph, ids) -> CSRGraph:
+    """``graph`` (new, not shared yet) with ``vertex_ids``: each vertex's id in the file."""
+    if ids is not None:
+        ids = np.asarray(ids, dtype=np.int64)
+        if ids.shape != (graph.num_vertices,):
+            raise ValueError(f"vertex_ids: one per vertex ({graph.num_vertices}), got {ids.shape}")
+    object.__setattr__(graph, "vertex_ids", ids)
+    return graph
+
+
+def keep_vertex_ids(graph: CSRGraph, original: CSRGraph) -> CSRGraph:
+    """``graph``, made from ``original`` (the same vertices, e.g. its symmetrized version)
+    and not yet shared, with ``original``'s file ids (``vertex_ids``)."""
+    ids = getattr(original, "vertex_ids", None)
+    return graph if ids is None else _with_ids(graph, ids)
+
+
+def _read_npz(path, source, limit: int | None = None) -> CSRGraph:
     """Our binary format: ``offsets``, ``targets``, ``directed`` and ``name``, as ``np.savez`` wrote them.
 
     ``np.load`` would allocate whatever shape an array's header claims, so each header is
@@ -691,10 +1010,12 @@ def _read_npz(path, source) -> CSRGraph:
     """
     try:
         with zipfile.ZipFile(source) as archive:
-            offsets = _npz_array(path, archive, "offsets", "i", 8, 1)
-            targets = _npz_array(path, archive, "targets", "i", 4, 1)
+            offsets = _npz_array(path, archive, "offsets", "i", 8, 1, limit)
+            targets = _npz_array(path, archive, "targets", "i", 4, 1, limit)
             directed = _npz_array(path, archive, "directed", "b", 1, 0)
             name = _npz_array(path, archive, "name", "U", None, 0)
+            ids = (_npz_array(path, archive, "vertex_ids", "i", 8, 1)
+                   if "vertex_ids.npy" in archive.namelist() else None)
     except GraphFormatError:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError, KeyError,
@@ -702,12 +1023,14 @@ def _read_npz(path, source) -> CSRGraph:
         # everything zipfile and numpy's header parser raise on damaged input
         raise GraphFormatError(path, f"not a readable .npz graph ({type(exc).__name__}: {exc})") from None
     try:
-        return CSRGraph(offsets, targets, directed=bool(directed[()]), name=str(name[()]))
+        graph = CSRGraph(offsets, targets, directed=bool(directed[()]), name=str(name[()]))
+        return _with_ids(graph, ids)
     except ValueError as exc:
         raise GraphFormatError(path, f"inconsistent graph arrays: {exc}") from None
 
 
-def _npz_array(path, archive: zipfile.ZipFile, key: str, kind: str, itemsize: int | None, ndim: int):
+def _npz_array(path, archive: zipfile.ZipFile, key: str, kind: str, itemsize: int | None, ndim: int,
+               limit: int | None = None):
     """One array of a ``.npz``, its header checked before its data is read."""
     try:
         info = archive.getinfo(key + ".npy")
@@ -727,6 +1050,8 @@ def _npz_array(path, archive: zipfile.ZipFile, key: str, kind: str, itemsize: in
         if nbytes > info.file_size:
             message = f"array {key!r} claims {nbytes} bytes; its file holds {info.file_size}"
             raise GraphFormatError(path, message)
+        if limit is not None and nbytes > limit:
+            raise _too_large(path, limit, f"array {key!r} holds")
         raw = member.read(nbytes)
     if len(raw) != nbytes:
         raise GraphFormatError(path, f"array {key!r} is truncated")
@@ -800,17 +1125,22 @@ def _write_pace(out, graph: CSRGraph, source: int) -> None:
 
 def _write_edgelist(out, graph: CSRGraph, source: int) -> None:
     sources, targets = graph.edges()
+    ids = getattr(graph, "vertex_ids", None)
+    if ids is not None:  # the file's own ids, as they were read
+        sources, targets = ids[sources], ids[targets]
     out.write(f"# {_comment(graph)}: one arc 'source target' per line, 0-based\n".encode())
     _write_rows(out, "%d %d\n", sources, targets)
 
 
 def _write_npz(out, graph: CSRGraph) -> None:
+    ids = getattr(graph, "vertex_ids", None)
     np.savez(
         out,
         offsets=graph.offsets,
         targets=graph.targets,
         directed=np.array(graph.directed),
         name=np.array(graph.name),
+        **({} if ids is None else {"vertex_ids": ids}),
     )
 
 
@@ -827,7 +1157,7 @@ _WRITERS = {
 # The binary cache
 # ---------------------------------------------------------------------------------------
 
-_CACHE_VERSION = 2  # bump when a reader changes what it returns
+_CACHE_VERSION = 3  # bump when a reader changes what it returns
 
 
 def _cache_file(path: Path, reader: str, symmetrize: bool) -> Path:
