@@ -9,6 +9,8 @@ See :func:`rodinia_bfs.api.bfs`.
 """
 
 from rodinia_bfs.errors import (
+    ArgumentError,
+    ArgumentTypeError,
     CompileError,
     DeviceError,
     GraphFormatError,
@@ -28,6 +30,8 @@ __all__ = [
     "open_device",
     "plan",
     "variant_names",
+    "ArgumentError",
+    "ArgumentTypeError",
     "CompileError",
     "DeviceError",
     "GraphFormatError",

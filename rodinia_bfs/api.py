@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.errors import ArgumentError, ArgumentTypeError, DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 
 #: The GPU step that runs when a GPU backend is asked for without naming a variant:
@@ -186,9 +186,9 @@ def as_graph(graph, *, symmetrize: bool = False) -> CSRGraph:
         try:
             graph = CSRGraph.from_scipy(graph)
         except (TypeError, ValueError) as exc:
-            raise RodiniaBFSError(f"this matrix is not a graph: {exc}") from None
+            raise ArgumentError(f"this matrix is not a graph: {exc}") from None
     else:
-        raise RodiniaBFSError(
+        raise ArgumentTypeError(
             f"expected a CSRGraph, a scipy.sparse matrix or a file path, got {type(graph).__name__}"
         )
     return graph.symmetrize() if symmetrize else graph
@@ -217,14 +217,18 @@ def _device_for(backend: str):
 
 def bfs(graph, source: int, variant: str | None = None, backend="auto",
         validate: bool = False) -> tuple[np.ndarray, np.ndarray | None]:
-    """Breadth-first search from ``source``; returns ``(levels, parents)``.
+    """Breadth-first search from ``source``; returns ``(levels, parents)``, two new
+    ``int32`` NumPy arrays of length ``num_vertices`` that belong to the caller.
 
     ``levels[v]`` is the number of edges on a shortest path from ``source`` to ``v``,
-    ``-1`` where ``v`` is unreachable (``int32``). ``parents[v]`` is the vertex ``v`` was
-    reached from (``parents[source] == source``, ``-1`` unreachable): one BFS tree of
-    many, checked by Graph500's rules rather than against one answer; ``None`` for a step
-    that computes no parents (``rodinia``). The same as
-    ``scipy.sparse.csgraph.breadth_first_order`` returns, with levels for the order::
+    ``-1`` where ``v`` is unreachable. It equals
+    ``scipy.sparse.csgraph.shortest_path(matrix, unweighted=True, indices=source)`` with
+    ``inf`` replaced by ``-1``. ``parents[v]`` is the vertex ``v`` was reached from
+    (``parents[source] == source``, ``-1`` where unreachable): one BFS tree of many,
+    checked by Graph500's rules rather than against one answer; ``None`` for a step that
+    computes no parents (``rodinia``). ``scipy.sparse.csgraph.breadth_first_order`` gives
+    something else: the vertices in a visit order, and predecessors (``-9999`` for the
+    source and for unreachable vertices), with no levels::
 
         import scipy.sparse, rodinia_bfs
         matrix = scipy.sparse.random(1000, 1000, density=0.01, format="csr", random_state=0)
@@ -232,16 +236,21 @@ def bfs(graph, source: int, variant: str | None = None, backend="auto",
 
     ``graph``: a :class:`CSRGraph`, a ``scipy.sparse`` matrix (entry ``(i, j)`` is an edge
     ``i -> j``; see :meth:`CSRGraph.from_scipy`) or the path of a graph file.
-    ``variant``: ``reference`` (the CPU reference), a GPU step (``rodinia``, ``queue``,
-    ``privatized``, ``balanced``), or ``None``: see :func:`plan` (the default GPU step on
-    a GPU, the CPU reference where there is none). ``backend``: ``auto``, ``hip``,
-    ``cuda``, ``cpu`` (the emulator), or an open :class:`~rodinia_bfs.runtime.Device`.
+    ``source``: an integer vertex id, ``0 <= source < num_vertices`` (NumPy integers and
+    whole floats such as ``2.0`` are taken; ``1.5`` and ``True`` are errors).
+    ``variant``: any name of :func:`variant_names` but ``all``: ``reference`` (the CPU
+    reference) or a GPU step of the tutorial (steps 1 to 8, and the basic kernels that
+    open steps 5 to 7), or ``None``: see :func:`plan` (the default GPU step on a GPU, the
+    CPU reference where there is none). ``backend``: ``auto``, ``hip``, ``cuda``,
+    ``cpu`` (the emulator), or an open :class:`~rodinia_bfs.runtime.Device`.
     ``validate=True`` checks the result against the CPU reference (levels exactly,
     parents by Graph500's rules) and raises :class:`~rodinia_bfs.errors.ValidationError`
     if it differs.
 
-    It is the path ``rodinia-bfs run`` takes. Errors raise
-    :class:`~rodinia_bfs.errors.RodiniaBFSError` subclasses.
+    It is the path ``rodinia-bfs run`` takes. Every error is a
+    :class:`~rodinia_bfs.errors.RodiniaBFSError` in one line: a bad argument an
+    :class:`~rodinia_bfs.errors.ArgumentError` (a ``ValueError``) or
+    :class:`~rodinia_bfs.errors.ArgumentTypeError` (a ``TypeError``).
     """
     from rodinia_bfs.validate import validate_result
 

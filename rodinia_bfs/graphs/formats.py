@@ -486,11 +486,8 @@ def _directed_unless_paired(graph: CSRGraph) -> CSRGraph:
 
 
 def _undirected(sources, targets, n: int, name: str) -> CSRGraph:
-    """Each edge stored both ways; a self loop once."""
-    loop = sources == targets
-    both_src = np.concatenate([sources, targets[~loop]])
-    both_dst = np.concatenate([targets, sources[~loop]])
-    return CSRGraph.from_edges(both_src, both_dst, n, directed=False, name=name)
+    """Each edge stored both ways; a self loop once (what ``directed=False`` does)."""
+    return CSRGraph.from_edges(sources, targets, n, directed=False, name=name)
 
 
 # ---------------------------------------------------------------------------------------
