@@ -391,12 +391,12 @@ class PreparedGraph:
         self.last_result = result
         levels, parent_array = result.levels, result.parents if parents else None
         if out is not None:
-            from rodinia_bfs.variants.base import _download_target
+            from rodinia_bfs.variants.base import check_download_target
 
             levels_out, parents_out = out
-            levels = _copy_into(_download_target(levels_out, levels.size, "levels"), levels)
+            levels = _copy_into(check_download_target(levels_out, levels.size, "levels"), levels)
             if parent_array is not None and parents_out is not None:
-                parent_array = _copy_into(_download_target(parents_out, levels.size, "parents"),
+                parent_array = _copy_into(check_download_target(parents_out, levels.size, "parents"),
                                           parent_array)
         return levels, parent_array
 

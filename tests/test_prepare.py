@@ -389,3 +389,22 @@ def test_gpu_consumers_take_the_levels_without_a_copy(gpu, library):
             viewed = module.asarray(prepared.device_levels())  # __cuda_array_interface__
             assert viewed.data.ptr == prepared.device_levels().ptr
             np.testing.assert_array_equal(module.asnumpy(viewed), levels)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", MULTI_SOURCE_STEPS)
+def test_gpu_prepared_searches(gpu, graph, name):
+    """On a GPU: uploads of the read-only graph arrays, downloads into the reused pinned
+    buffers and the caller's arrays, several sources and depth limits."""
+    with rodinia_bfs.prepare(graph, name, gpu) as prepared:
+        for kwargs, starts, depth in SEARCHES:
+            levels, parents = prepared.bfs(**kwargs)
+            check_levels(levels, scipy_multi_levels(graph, starts, depth))
+            if parents is not None:
+                check_parents(graph, kwargs.get("source"), levels, parents,
+                              sources=kwargs.get("sources"), depth_limit=depth)
+        n = graph.num_vertices
+        mine = (np.empty(n, np.int32), np.empty(n, np.int32))
+        levels, _ = prepared.bfs(5, out=mine)
+        assert levels is mine[0]
+        check_levels(levels, bfs_reference(graph, 5).levels)

@@ -257,8 +257,8 @@ class GPUStep(ABC):
         n = self.graph.num_vertices
         want_parents = parents and self.returns_parents
         levels_out, parents_out = (None, None) if out is None else out
-        levels_out = _download_target(levels_out, n, "levels")
-        parents_out = _download_target(parents_out, n, "parents") if want_parents else None
+        levels_out = check_download_target(levels_out, n, "levels")
+        parents_out = check_download_target(parents_out, n, "parents") if want_parents else None
         if n:
             self.device.memcpy_dtoh_async(levels_out, self.levels.view(0, 4 * n), self.stream)
             if want_parents:
@@ -284,7 +284,7 @@ class GPUStep(ABC):
         self.close()
 
 
-def _download_target(array, n: int, what: str) -> np.ndarray:
+def check_download_target(array, n: int, what: str) -> np.ndarray:
     """``array`` checked as the host side of a download of ``n`` int32, or a new one."""
     if array is None:
         return np.empty(n, dtype=np.int32)
