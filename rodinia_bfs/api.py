@@ -394,10 +394,11 @@ class PreparedGraph:
             from rodinia_bfs.variants.base import check_download_target
 
             levels_out, parents_out = out
-            levels = _copy_into(check_download_target(levels_out, levels.size, "levels"), levels)
+            n = levels.size
+            levels = _copy_into(check_download_target(levels_out, n, "levels"), levels)
             if parent_array is not None and parents_out is not None:
-                parent_array = _copy_into(check_download_target(parents_out, levels.size, "parents"),
-                                          parent_array)
+                parents_out = check_download_target(parents_out, n, "parents")
+                parent_array = _copy_into(parents_out, parent_array)
         return levels, parent_array
 
     def _validate(self, source, sources, depth_limit, levels, parent_array) -> None:

@@ -132,7 +132,8 @@ class DeviceArray:
         if copy:
             raise BufferError("a DeviceArray is exported without a copy; copy=True is not served")
         if dl_device is not None and tuple(dl_device) != self._device:
-            raise BufferError(f"the array is on DLPack device {self._device}, not {tuple(dl_device)}")
+            raise BufferError(f"the array is on DLPack device {self._device}, "
+                              f"not {tuple(dl_device)}")
         managed = DLManagedTensor()
         shape = (ctypes.c_int64 * 1)(self.size)
         tensor = managed.dl_tensor

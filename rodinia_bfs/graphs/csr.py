@@ -62,7 +62,8 @@ def as_id_array(values, what: str) -> np.ndarray:
     try:
         array = np.asarray(values)
     except (TypeError, ValueError) as exc:
-        raise ArgumentTypeError(f"{what} must be a sequence of integer vertex ids ({exc})") from None
+        raise ArgumentTypeError(f"{what} must be a sequence of integer vertex ids "
+                                f"({exc})") from None
     array = array.ravel()
     kind = array.dtype.kind
     if kind == "b":
@@ -373,7 +374,8 @@ class CSRGraph:
             raise ArgumentTypeError(f"expected a scipy.sparse matrix, got {type(matrix).__name__}")
         rows, columns = matrix.shape
         if rows != columns:
-            raise ArgumentError(f"a {rows} x {columns} matrix: a graph's adjacency matrix is square")
+            raise ArgumentError(f"a {rows} x {columns} matrix: a graph's adjacency matrix is "
+                                "square")
         if rows > MAX_VERTICES:
             raise ArgumentError(f"{rows} vertices do not fit a 32-bit vertex id")
         csr = scipy.sparse.csr_matrix(matrix)  # sums COO duplicates, as scipy always does
@@ -403,7 +405,8 @@ class CSRGraph:
         """The same arcs marked undirected; refuses (:class:`~rodinia_bfs.errors.ArgumentError`,
         a ``ValueError``) unless they pair up."""
         if not self.is_symmetric():
-            raise ArgumentError(f"{self!r}: some arc u -> v has no partner v -> u; use symmetrize()")
+            raise ArgumentError(f"{self!r}: some arc u -> v has no partner v -> u; "
+                                "use symmetrize()")
         return CSRGraph(self.offsets, self.targets, directed=False, name=self.name)
 
     def __eq__(self, other) -> bool:

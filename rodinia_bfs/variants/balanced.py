@@ -235,7 +235,8 @@ class BalancedBFS(GPUStep):
         at = small.size + medium.size
         piece_pairs = staged[at : at + 2 * int(pieces.sum())]
         piece_pairs[0::2] = np.repeat(large, pieces)
-        piece_pairs[1::2] = np.arange(int(pieces.sum())) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+        first_piece = np.repeat(np.cumsum(pieces) - pieces, pieces)  # each vertex's first pair
+        piece_pairs[1::2] = np.arange(int(pieces.sum())) - first_piece
         for name, part in (("small", staged[: small.size]),
                            ("medium", staged[small.size : at]), ("large", piece_pairs)):
             if part.size:
