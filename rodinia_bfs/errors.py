@@ -11,6 +11,17 @@ class RodiniaBFSError(Exception):
     """Base class of every error the package raises on purpose."""
 
 
+class ArgumentError(RodiniaBFSError, ValueError):
+    """A function was given a value it does not take: a source outside the graph, a
+    vertex id with a fraction or below 0, arrays of different lengths. Also a
+    ``ValueError``, so code written against NumPy's conventions catches it too."""
+
+
+class ArgumentTypeError(RodiniaBFSError, TypeError):
+    """A function was given the wrong kind of value: a ``bool`` or a string where a
+    vertex id goes, a list where a graph goes. Also a ``TypeError``."""
+
+
 class GraphFormatError(RodiniaBFSError, ValueError):
     """A graph file is malformed; the message names the file and, where known, the line."""
 

@@ -24,7 +24,7 @@ import numpy as np
 
 from rodinia_bfs.errors import ValidationError
 from rodinia_bfs.graphs.csr import CSRGraph
-from rodinia_bfs.reference import BFSResult, bfs_reference
+from rodinia_bfs.reference import BFSResult, bfs_reference, check_depth_limit, start_vertices
 
 #: Graph500's rules, as the error messages name them.
 RULES = {
@@ -109,30 +109,41 @@ def _edge_pieces(graph: CSRGraph):
         yield lo, hi, u, graph.targets[offsets[lo] : offsets[hi]]
 
 
-def check_parents(graph: CSRGraph, source: int, levels, parents) -> None:
+def check_parents(graph: CSRGraph, source: int | None, levels, parents, *, sources=None,
+                  depth_limit: int | None = None) -> None:
     """Check a parent array with Graph500's five rules (see the module docstring).
 
     ``levels`` are the levels the same BFS returned (check them first with
     :func:`check_levels`); ``parents[v]`` is ``v``'s parent, ``-1`` for an
-    unreached vertex, and ``parents[source] == source``.
+    unreached vertex, and ``parents[source] == source``. A search from several
+    ``sources`` (``source`` then None) grows a forest: each of them is a root, its own
+    parent at level 0. After a search stopped at ``depth_limit``, rule 3 leaves out
+    the edges out of the last level (they were never looked at).
     """
-    source = graph.check_source(source)
+    starts = start_vertices(graph, source, sources)
+    depth = check_depth_limit(depth_limit)
     n = graph.num_vertices
     levels = _vertex_array(levels, n, "levels")
     parents = _vertex_array(parents, n, "parents")
-    if levels[source] != 0:
-        raise ValidationError(f"levels: the source {source} has level {levels[source]}, not 0")
+    not_zero = starts[levels[starts] != 0]
+    if not_zero.size:
+        s = int(not_zero[0])
+        raise ValidationError(f"levels: the source {s} has level {levels[s]}, not 0")
     reached = levels >= 0
     has_parent = parents >= 0
     others = has_parent.copy()
-    others[source] = False  # the tree edges: parents[v] -> v for v != source
+    others[starts] = False  # the tree edges: parents[v] -> v for v != source
+    is_start = np.zeros(n, dtype=bool)
+    is_start[starts] = True
 
     # Rule 1: from every vertex with a parent, the parent pointers lead to the source,
     # and the source is its own parent. Anything else is a cycle or a broken chain.
-    if parents[source] != source:
-        raise _rule_failure(1, f"the source {source} has parent {parents[source]}, not itself")
+    not_own = starts[parents[starts] != starts]
+    if not_own.size:
+        s = int(not_own[0])
+        raise _rule_failure(1, f"the source {s} has parent {parents[s]}, not itself")
     roots = _tree_roots(parents)
-    lost = np.flatnonzero(has_parent & (roots != source))
+    lost = np.flatnonzero(has_parent & ~is_start[roots])
     if lost.size:
         v, end = int(lost[0]), int(roots[lost[0]])
         if parents[end] < 0:
@@ -164,7 +175,8 @@ def check_parents(graph: CSRGraph, source: int, levels, parents) -> None:
     tree_edge_seen = np.zeros(n, dtype=bool)
     infinity = np.iinfo(np.int32).max
     reach = np.where(reached, levels, infinity)
-    limit = np.where(reached, levels + 1, infinity)  # an unreached u constrains nothing
+    expanded = reached if depth is None else reached & (levels < depth)
+    limit = np.where(expanded, levels + 1, infinity)  # an unexpanded u constrains nothing
     degrees = graph.degrees()
     bad_edges, first_bad = 0, None
     for lo, hi, u, v in _edge_pieces(graph):
@@ -190,18 +202,23 @@ def check_parents(graph: CSRGraph, source: int, levels, parents) -> None:
 
 def validate_result(
     graph: CSRGraph,
-    source: int,
+    source: int | None,
     levels,
     parents=None,
     reference: BFSResult | None = None,
+    *,
+    sources=None,
+    depth_limit: int | None = None,
 ) -> BFSResult:
     """Check a BFS result: levels exactly against the CPU reference (computed here
-    unless given), parents (if given) with Graph500's rules. Returns the reference."""
+    unless given), parents (if given) with Graph500's rules. Returns the reference.
+    ``sources`` and ``depth_limit``: as :func:`~rodinia_bfs.reference.bfs_reference`."""
+    options = {"sources": sources, "depth_limit": depth_limit}
     if reference is None:
-        reference = bfs_reference(graph, source)
+        reference = bfs_reference(graph, source, **options)
     check_levels(levels, reference.levels)
     if parents is not None:
-        check_parents(graph, source, levels, parents)
+        check_parents(graph, source, levels, parents, **options)
     return reference
 
 

@@ -77,8 +77,8 @@ def test_bfs_validate_raises_on_a_wrong_result(monkeypatch):
     step = STEPS["queue"]
     results = step.results
 
-    def wrong(self):
-        levels, parents = results(self)
+    def wrong(self, *args, **kwargs):
+        levels, parents = results(self, *args, **kwargs)
         levels[int(np.argmax(levels))] += 1
         return levels, parents
 
@@ -92,7 +92,7 @@ def test_bfs_validate_raises_on_a_wrong_result(monkeypatch):
 @pytest.mark.parametrize("graph, source, kwargs, message", [
     (CSRGraph.from_edges([0], [1], 2), 5, {}, "source 5 is outside the graph"),
     (CSRGraph.from_edges([0], [1], 2), 0, {"variant": "warp-drive"}, "unknown variant"),
-    (CSRGraph.from_edges([0], [1], 2), 0, {"variant": "all"}, "runs one variant"),
+    (CSRGraph.from_edges([0], [1], 2), 0, {"variant": "all"}, "run one variant"),
     (CSRGraph.from_edges([0], [1], 2), 0, {"backend": "tpu"}, "unknown backend 'tpu'"),
     (scipy.sparse.random(3, 4, density=0.5, format="csr"), 0, {}, "is square"),
     ([[0, 1], [1, 0]], 0, {}, "expected a CSRGraph, a scipy.sparse matrix or a file path"),

@@ -503,7 +503,7 @@ def test_input_edges():
     from rodinia_bfs.bench.runner import input_edges
 
     # 0 - 1 - 2 and a self loop at 1, undirected; 3 - 4 apart
-    graph = CSRGraph.from_edges([0, 1, 1, 2, 1, 3, 4], [1, 0, 2, 1, 1, 4, 3], 5, directed=False)
+    graph = CSRGraph.from_edges([0, 1, 1, 2, 1, 3, 4], [1, 0, 2, 1, 1, 4, 3], 5).as_undirected()
     levels = bfs_reference(graph, 0).levels
     assert traversed_edges(graph, levels) == 5 and input_edges(graph, levels) == 3
     directed = CSRGraph.from_edges([0, 1, 1], [1, 2, 1], 3)

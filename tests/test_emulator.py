@@ -665,8 +665,8 @@ def rodinia_graph(n: int, seed: int) -> CSRGraph:
     rng = np.random.default_rng(seed)
     src = np.repeat(np.arange(n), rng.integers(2, 5, size=n))
     dst = rng.integers(0, n, size=src.size)
-    return CSRGraph.from_edges(np.concatenate([src, dst]), np.concatenate([dst, src]), n,
-                               directed=False)
+    return CSRGraph.from_edges(np.concatenate([src, dst]), np.concatenate([dst, src]),
+                               n).as_undirected()
 
 
 def rodinia_bfs(dev, graph: CSRGraph, source: int, block: int = 256):
@@ -708,8 +708,8 @@ def test_rodinia_kernels_on_a_graph_with_several_components(device):
     e = rng.integers(480, 500, size=(2, 40))
     src = np.concatenate([a[0], path[:-1], np.full(49, 400), e[0]])
     dst = np.concatenate([a[1], path[1:], np.arange(401, 450), e[1]])
-    graph = CSRGraph.from_edges(np.concatenate([src, dst]), np.concatenate([dst, src]), 500,
-                                directed=False)
+    graph = CSRGraph.from_edges(np.concatenate([src, dst]), np.concatenate([dst, src]),
+                                500).as_undirected()
     for source in (0, 300, 350, 401, 460, 499):
         for block in (64, 128):
             levels, _, _ = rodinia_bfs(device, graph, source, block)

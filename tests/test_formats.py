@@ -75,7 +75,7 @@ DIRECTED_FILES = {
 }
 
 # Undirected: 0-1 twice, 1-2, a self loop at 2; vertices 3 and 4 isolated.
-UNDIRECTED = CSRGraph.from_edges([0, 1, 0, 1, 2, 1, 2], [1, 0, 1, 0, 1, 2, 2], 5, directed=False)
+UNDIRECTED = CSRGraph.from_edges([0, 1, 0, 1, 2, 1, 2], [1, 0, 1, 0, 1, 2, 2], 5).as_undirected()
 
 UNDIRECTED_FILES = {
     "u.gr": "c PACE road format\np tw 5 4\n1 2\n2 1\n2 3\nc\n3 3\n",
@@ -393,7 +393,7 @@ def test_round_trip_forced_gr_kind(tmp_path, fmt):
 
 
 def test_written_layouts(tmp_path):
-    graph = CSRGraph.from_edges([0, 1, 1], [1, 0, 1], 2, directed=False, name="two words")
+    graph = CSRGraph.from_edges([0, 1, 1], [1, 0, 1], 2, name="two words").as_undirected()
     save_graph(graph, tmp_path / "g.mtx")
     assert (tmp_path / "g.mtx").read_text() == (
         "%%MatrixMarket matrix coordinate pattern symmetric\n% two words\n2 2 2\n2 1\n2 2\n"

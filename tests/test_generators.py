@@ -79,7 +79,7 @@ def test_rodinia_graph_stores_each_drawn_edge_both_ways_in_drawing_order():
     # The arcs, interleaved as drawn, grouped by vertex with from_edges' stable order.
     both_src = np.stack([sources, targets], axis=1).ravel()
     both_dst = np.stack([targets, sources], axis=1).ravel()
-    assert graph == CSRGraph.from_edges(both_src, both_dst, n, directed=False)
+    assert graph == CSRGraph.from_edges(both_src, both_dst, n).as_undirected()
 
 
 def test_rodinia_average_degree_is_about_six():

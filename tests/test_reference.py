@@ -42,7 +42,7 @@ def scipy_bfs_levels(graph: CSRGraph, source: int) -> np.ndarray:
 def mtx_graph(name: str) -> CSRGraph:
     """A MatrixMarket graph read by scipy itself (symmetric files come back with both triangles)."""
     matrix = scipy.io.mmread(DATA / "social" / name).tocoo()
-    return CSRGraph.from_edges(matrix.row, matrix.col, matrix.shape[0], directed=False, name=name)
+    return CSRGraph.from_edges(matrix.row, matrix.col, matrix.shape[0], name=name).as_undirected()
 
 
 def road_graph(name: str) -> CSRGraph:

@@ -126,7 +126,7 @@ def kronecker_at_the_end_of_a_path(at_hub: bool = False, length: int = 3_000) ->
     src, dst = core.edges()
     src = np.r_[src, chain[:-1], chain[1:]]
     dst = np.r_[dst, chain[1:], chain[:-1]]
-    return CSRGraph.from_edges(src, dst, n + length, directed=False, name="kronecker-path")
+    return CSRGraph.from_edges(src, dst, n + length, name="kronecker-path").as_undirected()
 
 
 @pytest.mark.parametrize("make, source", [(lambda: kronecker(11, seed=3), 0),

@@ -7,12 +7,16 @@ A graph of ``n`` vertices and ``m`` directed edges is two arrays:
 * ``targets`` (``int32``, length ``m``): the head of each edge. Vertex ids are 32-bit.
 
 An undirected graph stores each edge both ways; ``directed`` only records what the
-file said, the arrays are what the kernels read. :meth:`CSRGraph.edge_counts` states how
+file said, the arrays are what the kernels read. The arrays of a graph are read-only
+(``flags.writeable`` is False): steps, caches and later searches rely on them not
+changing. :meth:`CSRGraph.edge_counts` states how
 edges are counted, and what happens to duplicate edges and self loops.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import operator
 import os
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -21,16 +25,89 @@ from typing import Callable
 
 import numpy as np
 
-from rodinia_bfs.errors import RodiniaBFSError
+from rodinia_bfs.errors import ArgumentError, ArgumentTypeError, RodiniaBFSError
 
 #: Largest vertex count a 32-bit vertex id can address.
 MAX_VERTICES = 2**31 - 1
 
 
+# -- vertex ids from the caller ---------------------------------------------------------
+# The rule for every id the API takes (a source, the ids of from_edges, a vertex count):
+# an integer (Python, NumPy, anything with __index__), or a float whose value is whole
+# (2.0, as np.loadtxt reads ids) -- never a float with a fraction (2.7 is refused, not
+# truncated), never a bool (True is not vertex 1), never a string.
+
+
+def as_vertex_id(value, what: str = "source") -> int:
+    """``value`` as a Python int by the rule above; :class:`ArgumentTypeError` or
+    :class:`ArgumentError` in one sentence naming ``what`` otherwise."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ArgumentTypeError(f"{what} must be an integer vertex id, got the bool {bool(value)}")
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value) or value != int(value):
+            raise ArgumentError(f"{what} must be an integer vertex id, got {float(value)!r}")
+        return int(value)
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise ArgumentTypeError(f"{what} must be an integer vertex id, got "
+                                f"{type(value).__name__} {value!r}") from None
+
+
+def as_id_array(values, what: str) -> np.ndarray:
+    """``values`` (a sequence or array of ids) as a flat int64 array, by the rule of
+    :func:`as_vertex_id`, checked element by element; the first bad one is named."""
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise ArgumentTypeError(f"{what} must be a sequence of integer vertex ids "
+                                f"({exc})") from None
+    array = array.ravel()
+    kind = array.dtype.kind
+    if kind == "b":
+        raise ArgumentTypeError(f"{what} must hold integer vertex ids, got bools")
+    if kind == "u" and array.size and array.max() > np.iinfo(np.int64).max:
+        raise ArgumentError(f"{what} holds {array.max()}, too large for a vertex id")
+    if kind in "iu":
+        return array.astype(np.int64, copy=False)
+    if kind == "f":
+        whole = np.isfinite(array) & (array == np.floor(array))
+        if not whole.all():
+            i = int(np.flatnonzero(~whole)[0])
+            raise ArgumentError(f"{what}[{i}] = {array[i].item()!r} is not an integer vertex id "
+                                "(floats are taken only when whole, never truncated)")
+        return array.astype(np.int64)
+    if kind == "O":  # mixed Python objects: each one by the scalar rule
+        return np.array([as_vertex_id(v, f"{what}[{i}]") for i, v in enumerate(array)],
+                        dtype=np.int64)
+    raise ArgumentTypeError(f"{what} must hold integer vertex ids, got dtype {array.dtype}")
+
+
+def as_vertex_count(value) -> int:
+    """A vertex count: an id by :func:`as_vertex_id`'s rule, 0 to :data:`MAX_VERTICES`."""
+    n = as_vertex_id(value, "num_vertices")
+    if not 0 <= n <= MAX_VERTICES:
+        raise ArgumentError(f"num_vertices={n} must be 0 to {MAX_VERTICES} (32-bit vertex ids)")
+    return n
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A read-only view of ``array`` (the caller's own array keeps its flags)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 # [csr-graph-begin]
 @dataclass(frozen=True, eq=False)
 class CSRGraph:
-    """A directed graph in CSR form: ``offsets`` (int64, n + 1) and ``targets`` (int32, m)."""
+    """A directed graph in CSR form: ``offsets`` (int64, n + 1) and ``targets`` (int32, m).
+
+    Both are read-only views. The constructor does not copy arrays that already have the
+    right type: keep no writeable reference to them (:meth:`from_edges` and the readers
+    build arrays nobody else holds)."""
 
     offsets: np.ndarray
     targets: np.ndarray
@@ -44,16 +121,16 @@ class CSRGraph:
         offsets = np.ascontiguousarray(self.offsets, dtype=np.int64)
         targets = np.ascontiguousarray(self.targets, dtype=np.int32)
         if offsets.ndim != 1 or offsets.size < 1:
-            raise ValueError("offsets must be a 1-D array of length num_vertices + 1")
+            raise ArgumentError("offsets must be a 1-D array of length num_vertices + 1")
         if offsets[0] != 0 or offsets[-1] != targets.size:
-            raise ValueError("offsets must start at 0 and end at the number of edges")
+            raise ArgumentError("offsets must start at 0 and end at the number of edges")
         if offsets.size > 1 and np.any(np.diff(offsets) < 0):
-            raise ValueError("offsets must not decrease")
+            raise ArgumentError("offsets must not decrease")
         n = offsets.size - 1
         if targets.size and (targets.min() < 0 or targets.max() >= n):
-            raise ValueError("an edge target is outside 0..num_vertices-1")
-        object.__setattr__(self, "offsets", offsets)
-        object.__setattr__(self, "targets", targets)
+            raise ArgumentError("an edge target is outside 0..num_vertices-1")
+        object.__setattr__(self, "offsets", _read_only(offsets))
+        object.__setattr__(self, "targets", _read_only(targets))
 
     @property
     def num_vertices(self) -> int:
@@ -74,13 +151,29 @@ class CSRGraph:
     # [csr-graph-end]
 
     def check_source(self, source) -> int:
-        """``source`` as a Python int; a one-line error if the graph has no such vertex."""
-        source = operator.index(source)
+        """``source`` as a Python int: an integer vertex id of this graph (NumPy integers
+        and whole floats such as ``2.0`` are taken; ``1.5``, ``True`` and ``"3"`` are
+        not). A one-line :class:`~rodinia_bfs.errors.ArgumentError` (or
+        :class:`~rodinia_bfs.errors.ArgumentTypeError`) otherwise."""
+        source = as_vertex_id(source, "source")
         n = self.num_vertices
         if not 0 <= source < n:
             where = f"0..{n - 1}" if n else "it has no vertices"
-            raise RodiniaBFSError(f"source {source} is outside the graph ({where})")
+            raise ArgumentError(f"source {source} is outside the graph ({where})")
         return source
+
+    def check_sources(self, sources) -> np.ndarray:
+        """The start vertices of a multi-source search: at least one, each by the rule of
+        :meth:`check_source`; returned sorted and without repeats (int32)."""
+        ids = as_id_array(sources, "sources")
+        if ids.size == 0:
+            raise ArgumentError("sources is empty: a search needs at least one start vertex")
+        n = self.num_vertices
+        bad = np.flatnonzero((ids < 0) | (ids >= n))
+        if bad.size:
+            where = f"0..{n - 1}" if n else "it has no vertices"
+            raise ArgumentError(f"sources[{bad[0]}] = {ids[bad[0]]} is outside the graph ({where})")
+        return np.unique(ids).astype(np.int32)
 
     @property
     def num_arcs(self) -> int:
@@ -163,22 +256,39 @@ class CSRGraph:
         directed: bool = True,
         name: str = "",
     ) -> "CSRGraph":
-        """Build a CSR graph from arcs ``sources[i] -> targets[i]``.
+        """Build a CSR graph from edges ``sources[i] -> targets[i]``.
 
+        ``directed=True``: each pair is one arc. ``directed=False``: each pair is an
+        undirected edge ``{u, v}``, stored as the two arcs ``u -> v`` and ``v -> u`` (a
+        self loop as one arc, the policy of :meth:`edge_counts`); pass each edge once.
         Duplicate edges and self loops are kept as given (BFS does not mind them, and
-        the tests use them). Within a vertex, edges keep their input order.
+        the tests use them). Within a vertex, edges keep their input order (the arcs of
+        the pairs first, then the reversed ones).
+
+        Ids are integers; floats are taken only when whole (``2.0``; ``2.7`` is an
+        error, never truncated). Errors are one line: :class:`~rodinia_bfs.errors.ArgumentError`
+        for lengths that differ and ids below 0 or not below ``num_vertices``,
+        :class:`~rodinia_bfs.errors.ArgumentTypeError` for bools and strings.
         """
-        if not 0 <= num_vertices <= MAX_VERTICES:
-            raise ValueError(f"num_vertices={num_vertices} does not fit a 32-bit vertex id")
-        sources = np.asarray(sources, dtype=np.int64).ravel()
-        targets = np.asarray(targets, dtype=np.int64).ravel()
+        num_vertices = as_vertex_count(num_vertices)
+        sources = as_id_array(sources, "sources")
+        targets = as_id_array(targets, "targets")
         if sources.size != targets.size:
-            raise ValueError("sources and targets differ in length")
-        if sources.size and (
-            min(sources.min(), targets.min()) < 0
-            or max(sources.max(), targets.max()) >= num_vertices
-        ):
-            raise ValueError("an edge endpoint is outside 0..num_vertices-1")
+            raise ArgumentError(f"sources has {sources.size} ids and targets {targets.size}: "
+                                "one target per source")
+        for what, ids in (("sources", sources), ("targets", targets)):
+            if not ids.size or (ids.min() >= 0 and ids.max() < num_vertices):
+                continue  # min and max first: no temporary array of a large list's size
+            bad = np.flatnonzero((ids < 0) | (ids >= num_vertices))
+            if bad.size:
+                i = int(bad[0])
+                reason = "is negative" if ids[i] < 0 else "is not below num_vertices"
+                raise ArgumentError(f"{what}[{i}] = {ids[i]} {reason}: vertex ids run from 0 to "
+                                    f"num_vertices - 1 = {num_vertices - 1}")
+        if not directed:  # the reverse of every arc but a self loop
+            loop = sources == targets
+            sources, targets = (np.concatenate([sources, targets[~loop]]),
+                                np.concatenate([targets, sources[~loop]]))
         order = np.argsort(sources, kind="stable")
         counts = np.bincount(sources, minlength=num_vertices)
         offsets = np.zeros(num_vertices + 1, dtype=np.int64)
@@ -202,7 +312,7 @@ class CSRGraph:
         ``2**BUCKET_BITS``, on ``workers`` threads (as :func:`sorted_csr`)."""
         degrees = self.degrees() if degrees is None else np.asarray(degrees, np.int64)
         if degrees.shape != (self.num_vertices,):
-            raise ValueError(f"degrees: one per vertex ({self.num_vertices}), "
+            raise ArgumentError(f"degrees: one per vertex ({self.num_vertices}), "
                              f"got shape {degrees.shape}")
         offsets, targets = self.offsets, self.targets
         ordered = np.empty_like(targets)
@@ -247,7 +357,8 @@ class CSRGraph:
         count[where] = np.maximum(count[where], back_count)
         arcs = np.repeat(all_keys, count)
         width = max(n, 1)
-        return CSRGraph.from_edges(arcs // width, arcs % width, n, directed=False, name=self.name)
+        both_ways = CSRGraph.from_edges(arcs // width, arcs % width, n)  # arcs already paired
+        return CSRGraph(both_ways.offsets, both_ways.targets, directed=False, name=self.name)
 
     @classmethod
     def from_scipy(cls, matrix, *, directed: bool | None = None, name: str = "") -> "CSRGraph":
@@ -263,12 +374,13 @@ class CSRGraph:
         import scipy.sparse
 
         if not scipy.sparse.issparse(matrix):
-            raise TypeError(f"expected a scipy.sparse matrix, got {type(matrix).__name__}")
+            raise ArgumentTypeError(f"expected a scipy.sparse matrix, got {type(matrix).__name__}")
         rows, columns = matrix.shape
         if rows != columns:
-            raise ValueError(f"a {rows} x {columns} matrix: a graph's adjacency matrix is square")
+            raise ArgumentError(f"a {rows} x {columns} matrix: a graph's adjacency matrix is "
+                                "square")
         if rows > MAX_VERTICES:
-            raise ValueError(f"{rows} vertices do not fit a 32-bit vertex id")
+            raise ArgumentError(f"{rows} vertices do not fit a 32-bit vertex id")
         csr = scipy.sparse.csr_matrix(matrix)  # sums COO duplicates, as scipy always does
         graph = cls(csr.indptr.astype(np.int64), csr.indices.astype(np.int32), name=name)
         if directed is False:
@@ -293,9 +405,11 @@ class CSRGraph:
         )
 
     def as_undirected(self) -> "CSRGraph":
-        """The same arcs marked undirected; refuses (``ValueError``) unless they pair up."""
+        """The same arcs marked undirected; refuses (:class:`~rodinia_bfs.errors.ArgumentError`,
+        a ``ValueError``) unless they pair up."""
         if not self.is_symmetric():
-            raise ValueError(f"{self!r}: some arc u -> v has no partner v -> u; use symmetrize()")
+            raise ArgumentError(f"{self!r}: some arc u -> v has no partner v -> u; "
+                                "use symmetrize()")
         return CSRGraph(self.offsets, self.targets, directed=False, name=self.name)
 
     def __eq__(self, other) -> bool:

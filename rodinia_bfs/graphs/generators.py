@@ -60,7 +60,8 @@ def _csr_from_arcs(sources, targets, num_vertices, *, directed, name) -> CSRGrap
     targets = np.asarray(targets)
     m = sources.size
     if m == 0 or num_vertices * m >= 2**63:
-        return CSRGraph.from_edges(sources, targets, num_vertices, directed=directed, name=name)
+        arcs = CSRGraph.from_edges(sources, targets, num_vertices)  # arcs as given, both ways
+        return CSRGraph(arcs.offsets, arcs.targets, directed=directed, name=name)
     keys = sources * m
     keys += np.arange(m, dtype=np.int64)
     keys.sort()

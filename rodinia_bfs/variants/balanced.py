@@ -79,6 +79,7 @@ class BalancedBFS(GPUStep):
     name = "balanced"
     kernel_file = "balanced.hip"
     returns_parents = True
+    takes_sources = True
     #: The kernel the constructor looks up, and the sets of queue counters and path
     #: counters it allocates (step 6 extends this step and needs more of both).
     kernel_name = "balanced_expand"
@@ -143,6 +144,7 @@ class BalancedBFS(GPUStep):
         self.h_counts = device.host_malloc(len(QUEUES) * COUNTER_STRIDE, np.uint32)
         self.h_source = device.host_malloc(2 * max(int(pieces.max(initial=1)), 1), np.int32)
     # [balanced-setup-end]
+        self._staged_queues = None  # pinned, for _reset_many
 
     def _out_targets(self, graph: CSRGraph) -> np.ndarray:
         """The out-lists the kernel reads (step 6 orders them hubs first)."""
@@ -208,6 +210,39 @@ class BalancedBFS(GPUStep):
         dev.memcpy_htod_async(self.queues[0][queue].view(0, 4), staged[:1], s)
         return [1, 0, 0] if queue == "small" else [0, 1, 0]
 
+    def _reset_many(self, starts) -> list[int]:
+        """Start state of a search from several vertices: levels and parents built on the
+        host and uploaded whole, each start vertex in the queue its degree says (a large
+        one as all its pieces). Returns the lengths of the three queues of level 0."""
+        dev, s = self.device, self.stream
+        levels, parents, _ = self._start_state(starts)
+        dev.memset(self.counts, 0, stream=s)
+        dev.memset(self.path_counts, 0, stream=s)
+        dev.memcpy_htod_async(self.levels.view(0, levels.nbytes), levels, s)
+        dev.memcpy_htod_async(self.parents.view(0, parents.nbytes), parents, s)
+        degrees = self.degrees[starts]
+        small = starts[degrees < self.warp_threshold]
+        medium = starts[(degrees >= self.warp_threshold) & (degrees < self.block_threshold)]
+        large = starts[degrees >= self.block_threshold]
+        pieces = self.pieces(self.degrees[large])
+        # One pinned staging area: the small ids, the medium ids, then (vertex, piece) pairs.
+        need = small.size + medium.size + 2 * int(pieces.sum())
+        if self._staged_queues is None or self._staged_queues.size < need:
+            self._staged_queues = dev.host_malloc(max(need, 1), np.int32)
+        staged = self._staged_queues
+        staged[: small.size] = small
+        staged[small.size : small.size + medium.size] = medium
+        at = small.size + medium.size
+        piece_pairs = staged[at : at + 2 * int(pieces.sum())]
+        piece_pairs[0::2] = np.repeat(large, pieces)
+        first_piece = np.repeat(np.cumsum(pieces) - pieces, pieces)  # each vertex's first pair
+        piece_pairs[1::2] = np.arange(int(pieces.sum())) - first_piece
+        for name, part in (("small", staged[: small.size]),
+                           ("medium", staged[small.size : at]), ("large", piece_pairs)):
+            if part.size:
+                dev.memcpy_htod_async(self.queues[0][name].view(0, part.nbytes), part, s)
+        return [int(small.size), int(medium.size), int(pieces.sum())]
+
     def _host_loop(self, start: list[int], timer: LevelTimer) -> BFSResult:
         small_count, medium_count, large_count = start
         dev, stream = self.device, self.stream
@@ -220,7 +255,7 @@ class BalancedBFS(GPUStep):
 
         # [balanced-host-loop-begin]
         level = 0
-        while small_count or medium_count or large_count:
+        while (small_count or medium_count or large_count) and level < self.max_levels:
             # A section of the grid per queue: a block per piece of a large vertex, a
             # warp per medium vertex, a thread per small vertex (each section capped at
             # max_blocks; the kernel's loops stride over the rest).

@@ -16,7 +16,11 @@ A step implements three things and inherits the rest:
 
 :meth:`GPUStep.search` checks the source, resets, runs the loop and collects the
 per-level times; :meth:`GPUStep.results` downloads ``self.levels`` (and
-``self.parents`` where the step has them).
+``self.parents`` where the step has them), into arrays of the caller's if given.
+
+A step that also searches from several start vertices at once, and stops after a
+number of levels, says so with ``takes_sources = True`` in its class, implements
+``_reset_many(starts)`` and lets its host loop stop after ``self.max_levels`` levels.
 """
 
 from __future__ import annotations
@@ -25,10 +29,10 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.errors import ArgumentError, DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.kernels import kernel_headers, kernel_source
-from rodinia_bfs.reference import BFSResult
+from rodinia_bfs.reference import BFSResult, check_depth_limit, start_vertices
 from rodinia_bfs.runtime.base import Device, Stream
 
 
@@ -91,6 +95,11 @@ class LevelTimer:
         return [a.elapsed_ms(b) for a, b in zip(self.marks, self.marks[1:])]
 
 
+#: ``max_levels`` of a search without a depth limit: more levels than any graph of
+#: 32-bit vertex ids has, so the host loops stop only when the frontier is empty.
+NO_DEPTH_LIMIT = 2**31 - 1
+
+
 class GPUStep(ABC):
     """A BFS step that runs on a :class:`~rodinia_bfs.runtime.base.Device`."""
 
@@ -106,6 +115,13 @@ class GPUStep(ABC):
     #: Whether each round of the host loop is one level, so that ``iterations`` is the
     #: number of levels; a step that runs several levels per launch sets it False.
     one_level_per_iteration: bool = True
+    #: Whether this class's ``_reset_many`` and host loop take ``sources=`` and
+    #: ``depth_limit=``; read through :meth:`takes_search_options`, which asks the
+    #: classes that define the step's reset and host loop, not a parent of theirs.
+    takes_sources: bool = False
+    #: The levels the current search may expand: its ``depth_limit``, or
+    #: :data:`NO_DEPTH_LIMIT`. The host loops of the steps that take ``sources`` stop there.
+    max_levels: int = NO_DEPTH_LIMIT
 
     def __init__(self, device: Device, graph: CSRGraph):
         self.device = device
@@ -114,6 +130,7 @@ class GPUStep(ABC):
         #: The step's stream (``hipStreamCreate``): the reset, the launches and the copies
         #: of a search are queued on it, in order.
         self.stream = device.stream()
+        self._staged = None  # pinned start state of a multi-source search (_start_state)
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
@@ -138,17 +155,76 @@ class GPUStep(ABC):
         """``hipMalloc`` + ``hipMemcpy`` of ``array``; freed by :meth:`close`."""
         return self._memory.upload(array)
 
-    def search(self, source: int, profile: bool = False) -> BFSResult:
+    def search(self, source: int | None, profile: bool = False, *, sources=None,
+               depth_limit: int | None = None) -> BFSResult:
         """One BFS from ``source``, left on the device: the reset and the host loop.
 
         The returned :class:`BFSResult` has ``iterations`` (and per-level figures with
-        ``profile=True``) but no levels yet; :meth:`results` downloads them."""
-        source = self.graph.check_source(source)
-        start = self._reset(source)
+        ``profile=True``) but no levels yet; :meth:`results` downloads them.
+        ``sources`` (a list of start vertices, instead of ``source``) and
+        ``depth_limit`` (levels to expand at most) need a step that
+        :meth:`takes_search_options`; the others refuse them in one line."""
+        if sources is None and depth_limit is None:
+            self.max_levels = NO_DEPTH_LIMIT
+            start = self._reset(self.graph.check_source(source))
+        else:
+            self.check_search_options(sources, depth_limit)
+            starts = start_vertices(self.graph, source, sources)
+            depth = check_depth_limit(depth_limit)
+            self.max_levels = NO_DEPTH_LIMIT if depth is None else depth
+            start = self._reset_many(starts)
         timer = LevelTimer(self.device, self.stream, profile)
         outcome = self._host_loop(start, timer)
         outcome.level_times_ms = timer.elapsed_ms()
         return outcome
+
+    @classmethod
+    def takes_search_options(cls) -> bool:
+        """Whether this step searches from several sources and stops at a depth limit:
+        the classes that define its ``_reset`` and its ``_host_loop`` both say
+        ``takes_sources = True``. (A step that derives from one that does but writes its
+        own reset or loop does not inherit the claim.)"""
+        def says(method: str) -> bool:
+            owner = next(k for k in cls.__mro__ if method in vars(k))
+            return bool(vars(owner).get("takes_sources", False))
+
+        return says("_reset") and says("_host_loop")
+
+    @classmethod
+    def check_search_options(cls, sources=None, depth_limit=None) -> None:
+        """Refuse ``sources``/``depth_limit`` in one line on a step that cannot do them."""
+        if (sources is None and depth_limit is None) or cls.takes_search_options():
+            return
+        from rodinia_bfs.variants import STEPS
+
+        able = ", ".join(["reference"] + [n for n, k in STEPS.items() if k.takes_search_options()])
+        asked = " and ".join(o for o, v in (("sources=", sources), ("depth_limit=", depth_limit))
+                             if v is not None)
+        raise ArgumentError(f"the {cls.name} step does not support {asked} yet; "
+                            f"variants that do: {able}")
+
+    def _reset_many(self, starts: np.ndarray):
+        """Queue the start state of a BFS from every vertex of ``starts`` (int32, sorted,
+        no repeats) on ``self.stream``; return what the host loop starts from. Only the
+        steps that :meth:`takes_search_options` have one."""
+        raise ArgumentError(f"the {self.name} step does not support several sources")
+
+    def _start_state(self, starts: np.ndarray):
+        """The start state of a search from ``starts`` in pinned host memory, for
+        ``_reset_many`` to upload: ``levels`` (-1, and 0 at each start), ``parents`` (-1,
+        and each start its own), and ``starts`` itself. The buffers are allocated at the
+        first such search and reused: the previous search's uploads have finished, since
+        every host loop waits on its stream."""
+        n, k = self.graph.num_vertices, starts.size
+        if self._staged is None:
+            self._staged = tuple(self.device.host_malloc(max(n, 1), np.int32) for _ in range(3))
+        levels, parents, staged_starts = (a[:n] for a in self._staged)
+        levels.fill(-1)
+        parents.fill(-1)
+        levels[starts] = 0
+        parents[starts] = starts
+        staged_starts[:k] = starts
+        return levels, parents, staged_starts[:k]
 
     @abstractmethod
     def _reset(self, source: int):
@@ -170,12 +246,26 @@ class GPUStep(ABC):
                 f"more than the {bound} a working kernel can reach on this graph"
             )
 
-    def results(self) -> tuple[np.ndarray, np.ndarray | None]:
-        """Download the last search's levels (and parents, where the step has them)."""
+    def results(self, out=None, *, parents: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
+        """Download the last search's levels (and parents, where the step has them and
+        ``parents`` is True; ``None`` otherwise).
+
+        ``out``: ``(levels, parents)`` host arrays to download into (int32, one per
+        vertex, C-contiguous, writeable; either may be None for a new array). Pinned
+        arrays (``device.host_malloc``) are the fastest: the GPU copies into them
+        directly. Both copies are queued on the step's stream, then waited for once."""
         n = self.graph.num_vertices
-        levels = self.device.from_device(self.levels, n, np.int32)
-        parents = self.device.from_device(self.parents, n, np.int32) if self.returns_parents else None
-        return levels, parents
+        want_parents = parents and self.returns_parents
+        levels_out, parents_out = (None, None) if out is None else out
+        levels_out = check_download_target(levels_out, n, "levels")
+        parents_out = check_download_target(parents_out, n, "parents") if want_parents else None
+        if n:
+            self.device.memcpy_dtoh_async(levels_out, self.levels.view(0, 4 * n), self.stream)
+            if want_parents:
+                self.device.memcpy_dtoh_async(parents_out, self.parents.view(0, 4 * n),
+                                              self.stream)
+        self.stream.synchronize()
+        return levels_out, parents_out
 
     def run(self, source: int, profile: bool = False) -> BFSResult:
         """One BFS from ``source``: :meth:`search`, then :meth:`results`."""
@@ -192,3 +282,16 @@ class GPUStep(ABC):
 
     def __exit__(self, *exc):
         self.close()
+
+
+def check_download_target(array, n: int, what: str) -> np.ndarray:
+    """``array`` checked as the host side of a download of ``n`` int32, or a new one."""
+    if array is None:
+        return np.empty(n, dtype=np.int32)
+    if (not isinstance(array, np.ndarray) or array.dtype != np.int32 or array.shape != (n,)
+            or not array.flags.c_contiguous or not array.flags.writeable):
+        got = (f"{array.dtype} {array.shape}" if isinstance(array, np.ndarray)
+               else type(array).__name__)
+        raise ArgumentError(f"out {what}: need a writeable C-contiguous int32 array of shape "
+                            f"({n},), got {got}")
+    return array

@@ -601,9 +601,9 @@ class MultiGpuBFS(GPUStep):
         gpus[0].device.activate()
         return compute, exchange
 
-    def results(self) -> tuple[np.ndarray, np.ndarray | None]:
+    def results(self, out=None, *, parents: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
         self.devices[0].activate()
-        return super().results()
+        return super().results(out, parents=parents)
 
     def close(self) -> None:
         if getattr(self, "collective", None) is not None:

@@ -42,6 +42,7 @@ class PrivatizedBFS(QueueBFS):
     name = "privatized"
     kernel_file = "privatized.hip"
     kernel_name = "privatized_expand"
+    takes_sources = True  # step 2's reset and loop, with the tallies below
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
@@ -77,8 +78,17 @@ class PrivatizedBFS(QueueBFS):
         return defines
     # [privatized-setup-end]
 
-    def _reset(self, source: int) -> None:
-        super()._reset(source)
+    def _reset(self, source: int) -> int:
+        size = super()._reset(source)
+        self._reset_tallies()
+        return size
+
+    def _reset_many(self, starts) -> int:
+        size = super()._reset_many(starts)
+        self._reset_tallies()
+        return size
+
+    def _reset_tallies(self) -> None:
         if self.count_atomics:  # the tallies count a whole search
             self.device.memset(self.counters.view(4, 8), 0, stream=self.stream)
 

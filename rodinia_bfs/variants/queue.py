@@ -30,6 +30,7 @@ class QueueBFS(GPUStep):
     kernel_file = "queue.hip"
     returns_parents = True
     reports_frontier_sizes = True
+    takes_sources = True
     #: The kernel the host loop launches once per level.
     kernel_name = "queue_expand"
     #: bfs_u32 counters the kernel gets; the first is the next frontier's size.
@@ -78,9 +79,9 @@ class QueueBFS(GPUStep):
         return {"BLOCK_SIZE": self.block_size}
     # [queue-setup-end]
 
-    def _reset(self, source: int) -> None:
+    def _reset(self, source: int) -> int:
         """Start state: every level and parent -1, then the source at level 0, its own
-        parent, alone in the frontier queue."""
+        parent, alone in the frontier queue. Returns the queue's length, 1."""
         dev, s = self.device, self.stream
         dev.memset(self.levels, 0xFF, stream=s)  # every int32 is -1
         dev.memset(self.parents, 0xFF, stream=s)
@@ -89,6 +90,17 @@ class QueueBFS(GPUStep):
         self.h_source[0] = source
         dev.memcpy_htod_async(self.parents.view(4 * source, 4), self.h_source, s)
         dev.memcpy_htod_async(self.frontier.view(0, 4), self.h_source, s)
+        return 1
+
+    def _reset_many(self, starts) -> int:
+        """Start state of a search from several vertices: the levels and parents built on
+        the host and uploaded whole, and every start vertex in the frontier queue."""
+        dev, s = self.device, self.stream
+        levels, parents, queue = self._start_state(starts)
+        dev.memcpy_htod_async(self.levels.view(0, levels.nbytes), levels, s)
+        dev.memcpy_htod_async(self.parents.view(0, parents.nbytes), parents, s)
+        dev.memcpy_htod_async(self.frontier.view(0, queue.nbytes), queue, s)
+        return queue.size
 
     def _host_loop(self, start, timer: LevelTimer) -> BFSResult:
         dev, stream = self.device, self.stream
@@ -96,9 +108,9 @@ class QueueBFS(GPUStep):
         frontier, next_frontier = self.frontier, self.next_frontier
 
         # [queue-host-loop-begin]
-        size, level = 1, 0  # the source alone, at level 0
-        sizes, enqueued = [], 1
-        while size > 0:
+        size, level = start, 0  # the source alone (or every start vertex), at level 0
+        sizes, enqueued = [], size
+        while size > 0 and level < self.max_levels:  # a depth_limit stops it early
             sizes.append(size)
             dev.memset(self.next_size, 0, stream=stream)  # the next queue starts empty
             grid = min(ceil_div(size, self.block_size), self.max_blocks)

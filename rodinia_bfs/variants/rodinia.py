@@ -20,6 +20,7 @@ class RodiniaBFS(GPUStep):
 
     name = "rodinia"
     kernel_file = "rodinia.hip"
+    takes_sources = True
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
@@ -46,8 +47,10 @@ class RodiniaBFS(GPUStep):
         # Pinned (page-locked) host memory: the GPU copies into it directly, so the
         # per-level copy of g_over is one small DMA with no staging through pageable memory.
         self.h_over = device.host_malloc(1, np.bool_)
+        self._start_mask = None  # pinned, for _reset_many
         self.grid = ceil_div(n, block_size)
     # [rodinia-setup-end]
+        self.levels = self.cost  # what results() downloads: Rodinia's h_cost
 
     def _reset(self, source: int) -> None:
         """Start state: nothing visited, every cost -1, only ``source`` in the frontier."""
@@ -61,6 +64,21 @@ class RodiniaBFS(GPUStep):
         dev.memset(self.graph_visited.view(source, 1), 1, stream=s)
         dev.memset(self.cost.view(4 * source, 4), 0, stream=s)
 
+    def _reset_many(self, starts) -> None:
+        """Start state of a search from several vertices: each of them in the frontier,
+        visited, at cost 0. Built on the host and uploaded whole (the cost array, and one
+        byte mask for both the frontier and the visited vertices)."""
+        dev, s = self.device, self.stream
+        cost, _, _ = self._start_state(starts)
+        if self._start_mask is None:
+            self._start_mask = dev.host_malloc(max(self.graph.num_vertices, 1), np.uint8)
+        mask = self._start_mask[: self.graph.num_vertices]
+        mask[:] = cost == 0
+        dev.memset(self.updating_graph_mask, 0, stream=s)
+        dev.memcpy_htod_async(self.cost.view(0, cost.nbytes), cost, s)
+        dev.memcpy_htod_async(self.graph_mask.view(0, mask.nbytes), mask, s)
+        dev.memcpy_htod_async(self.graph_visited.view(0, mask.nbytes), mask, s)
+
     def _host_loop(self, start, timer: LevelTimer) -> BFSResult:
         dev, stream = self.device, self.stream
         n = np.int32(self.graph.num_vertices)
@@ -71,7 +89,7 @@ class RodiniaBFS(GPUStep):
 
         # [rodinia-host-loop-begin]
         iterations = 0
-        while True:
+        while iterations < self.max_levels:  # a depth_limit stops it early
             dev.memset(self.g_over, 0, stream=stream)  # g_over = false
             dev.launch(self.kernel1, self.grid, self.block_size, k1_args, stream=stream)
             dev.launch(self.kernel2, self.grid, self.block_size, k2_args, stream=stream)
@@ -87,7 +105,3 @@ class RodiniaBFS(GPUStep):
                                 "rounds with g_over set")
         # [rodinia-host-loop-end]
         return BFSResult(iterations=iterations)
-
-    def results(self):
-        """Rodinia's ``cudaMemcpy(h_cost, d_cost, ...)``: the levels; step 1 has no parents."""
-        return self.device.from_device(self.cost, self.graph.num_vertices, np.int32), None
