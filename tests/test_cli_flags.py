@@ -49,8 +49,8 @@ CASES = {
                                     "--gpu-memory-limit", "1GiB"],
                                    "--gpu-memory-limit is used only by the variant multi_gpu"),
     "direction-with-queue": (["--variant", "queue", "--backend", "cpu", "--direction", "pull"],
-                             "--direction is used only by the variants push_pull, adaptive, "
-                             "multi_gpu; not by queue"),
+                             "--direction is used only by the variants push_pull_basic, push_pull, "
+                             "adaptive_basic, adaptive, multi_gpu; not by queue"),
     "direction-with-reference": (["--variant", "reference", "--direction", "auto"],
                                  "--direction is used only by the variants"),
     "warp-size-with-reference": (["--variant", "reference", "--warp-size", "64"],
@@ -89,7 +89,8 @@ def test_options_go_to_the_variants_that_take_them():
 def test_takers_follow_the_constructors():
     assert cli._takers("gpus") == ["multi_gpu"]
     assert cli._takers("memory_limit") == ["multi_gpu"]
-    assert set(cli._takers("direction")) == {"push_pull", "adaptive", "multi_gpu"}
+    assert set(cli._takers("direction")) == {"push_pull_basic", "push_pull", "adaptive_basic",
+                                             "adaptive", "multi_gpu"}
 
 
 def test_warp_size_with_cpu_backend_is_fine():
@@ -130,7 +131,7 @@ def test_help_names_the_takers(capsys):
     with pytest.raises(SystemExit):
         main(["run", "--help"])
     text = " ".join(capsys.readouterr().out.split())
-    assert "push_pull, adaptive, multi_gpu: push (top-down levels)" in text
+    assert "push_pull_basic, push_pull, adaptive_basic, adaptive, multi_gpu: push (top-down" in text
     assert "duplicate edges and self loops are kept and counted" in text
     assert "mtx .mtx: MatrixMarket; vertices from 1" in text
     assert "--source-base" in text and "--max-input-size" in text
