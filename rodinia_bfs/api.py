@@ -325,6 +325,16 @@ class PreparedGraph:
             raise DeviceError(f"the {variant} step runs on a device; none was opened")
         self.step = step_class(device, graph, **options)
 
+    @classmethod
+    def around(cls, step, *, validate: bool = False) -> "PreparedGraph":
+        """A prepared graph around a step already set up (what the benchmark times: it
+        sets the step up itself to time that). Closing it closes the step."""
+        prepared = cls.__new__(cls)
+        prepared.graph, prepared.variant, prepared.device = step.graph, step.name, step.device
+        prepared.validate, prepared.step, prepared.last_result = validate, step, None
+        prepared._pinned, prepared._closed = None, False
+        return prepared
+
     # -- searching -------------------------------------------------------------------
 
     def bfs(self, source=None, *, sources=None, depth_limit=None, parents: bool = True,

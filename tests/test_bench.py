@@ -298,9 +298,9 @@ def test_wall_time_is_the_search_and_the_download(monkeypatch):
     step_class = STEPS["queue"]
     download = step_class.results
 
-    def slow_download(self):
+    def slow_download(self, *args, **kwargs):
         time.sleep(0.1)
-        return download(self)
+        return download(self, *args, **kwargs)
 
     monkeypatch.setattr(step_class, "results", slow_download)
     graph = grid2d(12, 10)
