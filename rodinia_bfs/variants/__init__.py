@@ -11,6 +11,7 @@ from rodinia_bfs.variants.adaptive import AdaptiveBFS
 from rodinia_bfs.variants.balanced import BalancedBFS
 from rodinia_bfs.variants.base import GPUStep
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
+from rodinia_bfs.variants.out_of_memory import OutOfMemoryBFS
 from rodinia_bfs.variants.persistent import PersistentBFS
 from rodinia_bfs.variants.privatized import PrivatizedBFS
 from rodinia_bfs.variants.push_pull import PushPullBFS
@@ -27,6 +28,7 @@ STEPS: dict[str, type[GPUStep]] = {
     PersistentBFS.name: PersistentBFS,
     PushPullBFS.name: PushPullBFS,
     AdaptiveBFS.name: AdaptiveBFS,
+    OutOfMemoryBFS.name: OutOfMemoryBFS,
     MultiGpuBFS.name: MultiGpuBFS,
 }
 # [steps-registry-end]
