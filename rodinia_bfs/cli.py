@@ -78,6 +78,21 @@ def _load_input(args):
     return graph, source
 
 
+def _for_memory_limit(args, graph, variants, device) -> list:
+    """With --gpu-memory-limit and no variant named, a graph whose edges do not fit runs
+    on out_of_memory (step 9); --host-edges is for that step only."""
+    from rodinia_bfs.variants.out_of_memory import choose_for_memory
+
+    if args.variant is None and args.gpu_memory_limit is not None and device is not None:
+        name, why = choose_for_memory(graph, args.gpu_memory_limit)
+        if name:
+            _say(f"variant: {why}")
+            variants = [name]
+    if args.host_edges and "out_of_memory" not in variants:
+        raise RodiniaBFSError("--host-edges is an option of the out_of_memory variant")
+    return variants
+
+
 def cmd_run(args) -> int:
     from rodinia_bfs.api import plan, run_variant
     from rodinia_bfs.resultfile import write_result_file
@@ -99,11 +114,16 @@ def cmd_run(args) -> int:
     source = graph.check_source(source)
     _say(f"{args.graph or f'built-in graph {graph.name}'}: {graph.describe()}")
 
+    variants = _for_memory_limit(args, graph, chosen.variants, device)
     reference = None  # computed only for --validate (or when it is the variant run)
     failed, written = [], None
-    for name in chosen.variants:
+    for name in variants:
         options = {"gpus": args.gpus, "memory_limit": args.gpu_memory_limit,
                    "direction": args.direction} if name == "multi_gpu" else {}
+        if name == "out_of_memory":
+            options = {"memory_limit": args.gpu_memory_limit}
+            if args.host_edges:
+                options["host_edges"] = args.host_edges
         result, elapsed_ms = run_variant(name, graph, source, device, warm_up=True, **options)
         levels, parents = result.levels, result.parents
         if name == "reference":
@@ -263,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     from rodinia_bfs.api import DEFAULT_VARIANT
     from rodinia_bfs.variants import VARIANT_NAMES
     from rodinia_bfs.variants.multi_gpu import DEFAULT_DIRECTION, DIRECTIONS, size
+    from rodinia_bfs.variants.out_of_memory import MODES as HOST_EDGE_MODES
 
     parser = ArgumentParser(
         prog="rodinia-bfs", description="Breadth-first search on the GPU, step by step.",
@@ -302,6 +323,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "devices on the cpu backend)")
     run.add_argument("--gpu-memory-limit", type=size, metavar="SIZE",
                      help="multi_gpu: bytes each GPU may use, e.g. 8GiB (default: all it has)")
+    run.add_argument("--host-edges", choices=HOST_EDGE_MODES, metavar="MODE",
+                     help="out_of_memory: how levels reach the edges in host memory: "
+                          f"{', '.join(HOST_EDGE_MODES)} (default: {HOST_EDGE_MODES[0]})")
     run.add_argument("--direction", choices=DIRECTIONS, default=DEFAULT_DIRECTION,
                      help="multi_gpu: push (top-down levels), pull (bottom-up levels) or auto "
                           "(direction-optimizing: Beamer's rule, as the push_pull step)")

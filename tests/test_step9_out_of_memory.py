@@ -173,8 +173,35 @@ def test_cap_decision():
     name, why = choose_for_memory(graph, need - 1)
     assert name == "out_of_memory" and "host memory" in why
     assert choose_for_memory(graph, vertices + 4)[0] == "out_of_memory"
-    with pytest.raises(RodiniaBFSError, match=r"vertex arrays need .* MiB .* more than the limit"):
+    with pytest.raises(RodiniaBFSError, match=r"vertex arrays need \d+ bytes .* more than the limit"):
         choose_for_memory(graph, vertices + 3)
+
+
+def test_cli_cap_runs_step_9(tmp_path, capsys):
+    """--gpu-memory-limit below the graph's need and no variant: step 9 runs, says so,
+    and validates; below the vertex arrays: one line and a non-zero exit."""
+    from rodinia_bfs.cli import main
+    from rodinia_bfs.graphs.formats import save_graph
+
+    graph = grid2d(23, 17)
+    path = tmp_path / "grid.mtx"
+    save_graph(graph, path)
+    limit = str(in_memory_bytes(graph) - 1)
+    assert main(["run", str(path), "--backend", "cpu", "--source", "5", "--validate",
+                 "--gpu-memory-limit", limit, "--host-edges", "zero_copy"]) == 0
+    out = capsys.readouterr().out
+    assert "out_of_memory runs it with its edges in host memory" in out
+    assert "out_of_memory: source 5" in out and "validation passed" in out
+    assert main(["run", str(path), "--backend", "cpu", "--gpu-memory-limit", "100"]) != 0
+    assert "vertex arrays need" in capsys.readouterr().err
+
+
+def test_cli_host_edges_is_step_9s(tmp_path, capsys):
+    from rodinia_bfs.cli import main
+
+    assert main(["run", "--backend", "cpu", "--variant", "queue", "--host-edges",
+                 "managed"]) != 0
+    assert "--host-edges is an option of the out_of_memory variant" in capsys.readouterr().err
 
 
 def test_limit_sizes_the_chunk(device):

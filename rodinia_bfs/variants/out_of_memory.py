@@ -37,6 +37,7 @@ from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.graph_prep import kernels_for
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
+from rodinia_bfs.runtime._checks import format_bytes
 from rodinia_bfs.runtime.base import Device, ceil_div
 from rodinia_bfs.variants.base import GPUStep, LevelTimer
 
@@ -112,12 +113,12 @@ def choose_for_memory(graph: CSRGraph, limit: int | None) -> tuple[str | None, s
     need = vertex_array_bytes(graph.num_vertices) + 4  # and room for one edge
     if need > limit:
         raise RodiniaBFSError(
-            f"the graph's vertex arrays need {need / 2**20:,.1f} MiB of device memory, "
-            f"more than the limit of {limit / 2**20:,.1f} MiB")
+            f"the graph's vertex arrays need {format_bytes(need)} of device memory, more "
+            f"than the limit of {format_bytes(limit)}")
     return "out_of_memory", (
-        f"the graph needs {in_memory_bytes(graph) / 2**20:,.1f} MiB on the device, more "
-        f"than the limit of {limit / 2**20:,.1f} MiB: out_of_memory runs it with its edges "
-        "in host memory")
+        f"the graph needs {format_bytes(in_memory_bytes(graph))} on the device, more than "
+        f"the limit of {format_bytes(limit)}: out_of_memory runs it with its edges in host "
+        "memory")
 # [oom-memory-end]
 
 
@@ -176,8 +177,8 @@ class OutOfMemoryBFS(GPUStep):
         room = (budget - vertex_array_bytes(n)) // 4  # edges the rest could hold
         if room < 1:
             raise RodiniaBFSError(
-                f"the graph's vertex arrays need {vertex_array_bytes(n) / 2**20:,.1f} MiB of "
-                f"device memory; {budget / 2**20:,.1f} MiB are allowed")
+                f"the graph's vertex arrays need {format_bytes(vertex_array_bytes(n))} of "
+                f"device memory; {format_bytes(budget)} are allowed")
         self.chunk_edges = int(min(chunk_edges or DEFAULT_CHUNK_EDGES, room, max(m, 1)))
         module = self._compile(self.default_defines(warp, graph))
         self.frontier_degrees, self.expand_subgraph, self.expand_mapped = (
