@@ -272,3 +272,37 @@ def test_every_mode_on_a_gpu(gpu, mode):
                 step.run(source)
                 assert ([r.bytes_htod for r in step.last_records]
                         == [4 * e for e in _frontier_edges(graph, source)])
+
+
+# -- the measurement ---------------------------------------------------------------------
+
+def test_benchmark_runs_on_the_emulator(tmp_path):
+    """benchmarks/out_of_memory.py on a graph file: every mode validated, bytes per level
+    that add up to the total, the copy bandwidth, JSON and markdown."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from rodinia_bfs.graphs.formats import save_graph
+
+    root = Path(__file__).resolve().parents[1]
+    graph = awkward_graph()
+    path = tmp_path / "awkward.mtx"
+    save_graph(graph, path)
+    out = tmp_path / "out"
+    command = [sys.executable, str(root / "benchmarks" / "out_of_memory.py"), str(path),
+               "--backend", "cpu", "--sources", "2", "--repeats", "1", "--copy-mib", "1",
+               "--in-memory", "queue", "--chunk-edges", "100", "-o", str(out)]
+    subprocess.run(command, check=True, capture_output=True, text=True, timeout=600)
+    results = json.loads((out / "out_of_memory.json").read_text())
+    assert results["copy"]["gb_per_s_median"] > 0
+    (entry,) = results["graphs"]
+    assert entry["in_memory"]["validated"] and set(entry["modes"]) == set(MODES)
+    for mode, m in entry["modes"].items():
+        assert m["validated"] and m["median_ms"] > 0
+        for p in m["per_source"]:
+            assert len(p["bytes_htod"]) == p["levels"] == len(p["frontier"])
+            if mode == "subgraph":
+                assert p["bytes_htod"] == [4 * e for e in p["edges"]]
+    assert "| awkward | out_of_memory subgraph |" in (out / "out_of_memory.md").read_text()
