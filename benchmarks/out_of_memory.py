@@ -113,6 +113,7 @@ def measure_mode(device, graph, mode: str, sources, references, args) -> dict:
             records = step.last_records
             per_source.append({
                 "source": source, "levels": run.iterations,
+                "direction": [r.direction for r in records],
                 "frontier": [r.frontier for r in records],
                 "edges": [r.edges for r in records],
                 "bytes_htod": [r.bytes_htod for r in records],
@@ -161,13 +162,14 @@ def table(results: dict) -> str:
             lines.append(f"| {g['graph']} | out_of_memory {mode} | {m['median_ms']:.3f} | "
                          f"{m['us_per_level']:.1f} | {m['bytes_htod_median'] / 1e6:.2f} | "
                          f"{100 * m['share_of_edge_array']:.1f} |")
-    lines += ["", "Bytes moved per level (first source):", ""]
+    lines += ["", "MB moved host -> device per level (direction), first source:", ""]
     for g in results["graphs"]:
         for mode, m in g["modes"].items():
             first = m["per_source"][0]
-            per_level = ", ".join(f"{b / 1e6:.3f}" for b in first["bytes_htod"])
-            lines.append(f"- {g['graph']}, {mode}, source {first['source']}: MB per level "
-                         f"[{per_level}]")
+            per_level = ", ".join(f"{b / 1e6:.3f} ({d})" for b, d in
+                                  zip(first["bytes_htod"], first["direction"]))
+            lines.append(f"- {g['graph']}, {mode}, source {first['source']}: "
+                         f"{per_level}")
     return "\n".join(lines) + "\n"
 
 

@@ -11,6 +11,8 @@ What you will learn:
 * ``zero_copy``: the kernel reads pinned host memory in place through a mapped
   pointer, a warp per frontier vertex;
 * ``managed``: unified memory that the driver migrates on demand, the same kernel;
+* that in the last two a wide level pulls (Beamer's rule, as step 6): each vertex not
+  reached yet reads its in-list only up to its first in-neighbour on the frontier;
 * how many bytes each level moves, against the size of the edge array;
 * that the three give the same answer: every result is checked against the CPU
   reference.
@@ -54,8 +56,8 @@ def main() -> int:
         print(f"\n{mode}: {result.iterations} levels, {moved:,} bytes host -> device "
               f"({100 * moved / edge_bytes:.0f} % of the edge array)")
         for level, r in enumerate(records):
-            print(f"  level {level}: frontier {r.frontier:>5,}, edges {r.edges:>7,}, "
-                  f"{r.bytes_htod:>8,} bytes over")
+            print(f"  level {level} ({r.direction}): frontier {r.frontier:>5,}, "
+                  f"edges read {r.edges:>7,}, {r.bytes_htod:>8,} bytes over")
         if args.inject_error and not problems:
             example.inject_level_error(result.levels)
         example.check_result(problems, mode, graph, source, result, reference)

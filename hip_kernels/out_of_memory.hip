@@ -12,6 +12,10 @@
 //            request over the bus carries whole sectors.
 // managed:   the same kernel over unified memory, which the driver migrates on demand.
 //
+// In the last two, a level may also pull (step 6's bottom-up direction): a warp per
+// vertex not reached yet reads its in-list, a warp's width at a time, and stops at the
+// first in-neighbour on the frontier.
+//
 // The threads of a launch stride over their work, so a launch of any shape covers it.
 #include "bfs_common.h"
 #include "out_of_memory_args.h"
@@ -73,11 +77,19 @@ extern "C" __global__ void oom_expand_subgraph(const OutOfMemoryArgs* a, level_t
 }
 // [oom-expand-subgraph-end]
 
+// The 32-byte sectors that the edges [begin, end) of a host array span.
+__device__ inline bfs_u64 sectors_of(edge_t begin, edge_t end)
+{
+    const bfs_u64 per_sector = 32 / sizeof(vertex_t);
+    return end > begin ? (bfs_u64)(end + per_sector - 1) / per_sector - (bfs_u64)begin / per_sector
+                       : 0;
+}
+
 // [oom-expand-mapped-begin]
 // zero_copy and managed: a warp per frontier vertex reads its out-list straight from
 // host memory, lane k the k-th edge of each WARP_SIZE, so that the warp's reads are
-// consecutive and the bus carries whole sectors. Lane 0 counts the 32-byte sectors the
-// list spans: what crosses the bus, at the least, for this vertex.
+// consecutive and the bus carries whole sectors. Lane 0 counts the edges and the
+// 32-byte sectors the list spans: what crosses the bus, at the least, for this vertex.
 extern "C" __global__ void oom_expand_mapped(const OutOfMemoryArgs* a, level_t level,
                                              bfs_u32 frontier_size)
 {
@@ -91,10 +103,53 @@ extern "C" __global__ void oom_expand_mapped(const OutOfMemoryArgs* a, level_t l
         for (edge_t e = begin + lane; e < end; e += WARP_SIZE)
             visit(a, level, v, a->host_edges[e]);
         if (lane == 0 && end > begin) {
-            const bfs_u64 sector = 32 / sizeof(vertex_t);  // edges per 32-byte sector
-            atomicAdd(&a->counts->sectors,
-                      (bfs_u64)(end + sector - 1) / sector - (bfs_u64)begin / sector);
+            atomicAdd(&a->counts->read, (bfs_u64)(end - begin));
+            atomicAdd(&a->counts->sectors, sectors_of(begin, end));
         }
     }
 }
 // [oom-expand-mapped-end]
+
+// [oom-pull-mapped-begin]
+// zero_copy and managed, a pull level: a warp per vertex not reached yet reads its
+// in-list from host memory, a warp's width of edges at a time, and stops at the first
+// chunk that holds an in-neighbour on the frontier (levels[u] == level: no bitmap is
+// needed, the device has the levels). Only this warp looks at v: no atomic claims it.
+extern "C" __global__ void oom_pull_mapped(const OutOfMemoryArgs* a, level_t level)
+{
+    const bfs_u32 n = (bfs_u32)a->num_vertices, warps = gridDim.x * (blockDim.x / WARP_SIZE);
+    const bfs_u32 lane = lane_id();
+    for (bfs_u32 w = blockIdx.x * (blockDim.x / WARP_SIZE) + warp_id(); w < n; w += warps) {
+        const vertex_t v = (vertex_t)w;
+        if (a->levels[v] != -1) continue;  // the whole warp: it is the same v
+        const edge_t begin = a->in_offsets[v], end = a->in_offsets[v + 1];
+        edge_t chunk = begin;
+        vertex_t parent = -1;
+        for (; chunk < end; chunk += WARP_SIZE) {
+            const edge_t e = chunk + lane;
+            const vertex_t u = e < end ? a->host_in_edges[e] : -1;
+            const lane_mask_t hits = warp_ballot(u != -1 && a->levels[u] == level);
+            if (hits) {  // the lowest lane that hit gives the parent
+                int first = 0;
+                while (!((hits >> first) & 1)) first++;
+                parent = warp_shfl(u, first);
+                break;  // the early exit that makes pulling cheap
+            }
+        }
+        if (lane == 0) {
+            const edge_t stop = parent != -1 && chunk + WARP_SIZE < end ? chunk + WARP_SIZE : end;
+            if (stop > begin) {
+                atomicAdd(&a->counts->read, (bfs_u64)(stop - begin));
+                atomicAdd(&a->counts->sectors, sectors_of(begin, stop));
+            }
+            if (parent != -1) {
+                a->levels[v] = level + 1;
+                a->parents[v] = parent;
+                atomicAdd(&a->counts->edges, (bfs_u64)out_degree(a, v));
+                const bfs_u64 slot = atomicAdd(&a->counts->vertices, (bfs_u64)1);
+                a->queues[(level + 1) % 2][slot] = v;
+            }
+        }
+    }
+}
+// [oom-pull-mapped-end]

@@ -10,13 +10,16 @@
 struct OomCounts {
     bfs_u64 vertices;  // the next frontier's vertices (n_f)
     bfs_u64 edges;     // and their out-edges (m_f): the next level's edges to read
-    bfs_u64 sectors;   // 32-byte sectors of host edges the zero-copy kernel touched
+    bfs_u64 read;      // edges the level read from host memory (zero_copy, managed)
+    bfs_u64 sectors;   // and the 32-byte sectors they span
 };
 
 struct OutOfMemoryArgs {
     const edge_t* offsets;       // device: where each out-list begins (n + 1)
     const vertex_t* host_edges;  // host memory: the out-lists, through a mapped or
                                  // managed pointer (zero_copy, managed; null in subgraph)
+    const edge_t* in_offsets;    // device: where each in-list begins (n + 1)
+    const vertex_t* host_in_edges;  // host memory: the in-lists, hubs first (pull levels)
     level_t* levels;             // device, n
     vertex_t* parents;           // device, n
     vertex_t* queues[2];         // device: the frontier of even and odd levels, n each

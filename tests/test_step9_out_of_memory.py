@@ -17,7 +17,7 @@ from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.variants.out_of_memory import (
-    MODES, OomCounts, OutOfMemoryArgs, OutOfMemoryBFS, choose_for_memory, gather_edges,
+    DIRECTIONS, MODES, OomCounts, OutOfMemoryArgs, OutOfMemoryBFS, choose_for_memory, gather_edges,
     in_memory_bytes, vertex_array_bytes)
 
 from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources,
@@ -33,14 +33,19 @@ def _graphs():
     }
 
 
-@pytest.mark.parametrize("mode", MODES)
+#: Each mode with each direction it takes: the subgraph mode pushes every level.
+MODE_DIRECTIONS = [("subgraph", "auto"), ("subgraph", "push"),
+                   *((m, d) for m in ("zero_copy", "managed") for d in DIRECTIONS)]
+
+
+@pytest.mark.parametrize("mode, direction", MODE_DIRECTIONS)
 @pytest.mark.parametrize("name", sorted(_graphs()))
-def test_every_mode_matches_the_reference(device, mode, name):
+def test_every_mode_matches_the_reference(device, mode, direction, name):
     """Chunks of 37 edges (subgraph): a hub's list spans several copies."""
     graph = _graphs()[name]()
     extra = AWKWARD_SOURCES if name == "awkward" else ()
     with OutOfMemoryBFS(device, graph, host_edges=mode, chunk_edges=37, block_size=64,
-                        max_blocks=2) as step:
+                        max_blocks=2, direction=direction) as step:
         check_sources(step, sorted(set(sources_of(graph)) | set(extra)))
 
 
@@ -81,7 +86,7 @@ def test_mapped_modes_count_sectors(device, mode):
     which a host loop over the frontier counts the same way."""
     graph = grid_with_hubs(30, 30, seed=2)
     source = int(np.argmax(graph.degrees()))
-    with OutOfMemoryBFS(device, graph, host_edges=mode) as step:
+    with OutOfMemoryBFS(device, graph, host_edges=mode, direction="push") as step:
         run = step.run(source)
         check_run(step, source, run)
         records = step.last_records
@@ -95,6 +100,38 @@ def test_mapped_modes_count_sectors(device, mode):
         assert record.bytes_htod == 32 * sectors
         assert record.edges == int(graph.degrees()[levels == k].sum())
         assert record.mode == mode
+
+
+@pytest.mark.parametrize("mode", ["zero_copy", "managed"])
+def test_pull_levels_stop_early(device, mode):
+    """Beamer's rule pulls the wide levels of a Kronecker graph; a pull level reads each
+    unreached vertex's in-list (hubs first) a warp's width at a time up to the chunk
+    that holds its first in-neighbour on the frontier: a host model of that gives the
+    same edges and sectors, and fewer edges than whole lists."""
+    graph = kronecker(9, seed=3, progress=False)  # undirected: in-lists = out-lists
+    source = int(np.argmax(graph.degrees()))
+    with OutOfMemoryBFS(device, graph, host_edges=mode) as step:
+        run = step.run(source)
+        check_run(step, source, run)
+        records = step.last_records
+    assert "pull" in [r.direction for r in records]
+    in_lists = graph.hubs_first(graph.degrees())
+    warp, levels, pulled, lists = device.warp_size, run.levels, 0, 0
+    for k, record in enumerate(records):
+        if record.direction != "pull":
+            continue
+        read = sectors = whole = 0
+        for v in np.flatnonzero((levels > k) | (levels < 0)):  # not reached before level k
+            begin, end = int(in_lists.offsets[v]), int(in_lists.offsets[v + 1])
+            hits = np.flatnonzero(levels[in_lists.targets[begin:end]] == k)
+            stop = min(end, begin + (hits[0] // warp + 1) * warp) if hits.size else end
+            read += stop - begin
+            whole += end - begin
+            if stop > begin:
+                sectors += (stop + 7) // 8 - begin // 8
+        assert (record.edges, record.bytes_htod) == (read, 32 * sectors)
+        pulled, lists = pulled + read, lists + whole
+    assert pulled < lists
 
 
 def test_gather_matches_a_plain_loop():
@@ -183,15 +220,16 @@ def test_cli_cap_runs_step_9(tmp_path, capsys):
     from rodinia_bfs.cli import main
     from rodinia_bfs.graphs.formats import save_graph
 
-    graph = grid2d(23, 17)
-    path = tmp_path / "grid.mtx"
+    graph = kronecker(8, seed=1, progress=False)  # 32 arcs a vertex: the edges dominate
+    path = tmp_path / "kronecker.mtx"
     save_graph(graph, path)
+    source = int(np.flatnonzero(graph.degrees())[5])
     limit = str(in_memory_bytes(graph) - 1)
-    assert main(["run", str(path), "--backend", "cpu", "--source", "5", "--validate",
+    assert main(["run", str(path), "--backend", "cpu", "--source", str(source), "--validate",
                  "--gpu-memory-limit", limit, "--host-edges", "zero_copy"]) == 0
     out = capsys.readouterr().out
     assert "out_of_memory runs it with its edges in host memory" in out
-    assert "out_of_memory: source 5" in out and "validation passed" in out
+    assert f"out_of_memory: source {source}" in out and "validation passed" in out
     assert main(["run", str(path), "--backend", "cpu", "--gpu-memory-limit", "100"]) != 0
     assert "vertex arrays need" in capsys.readouterr().err
 
@@ -220,6 +258,8 @@ def test_bad_options(device):
         OutOfMemoryBFS(device, graph, host_edges="disk")
     with pytest.raises(RodiniaBFSError, match="multiple of the warp size"):
         OutOfMemoryBFS(device, graph, block_size=device.warp_size + 1)
+    with pytest.raises(RodiniaBFSError, match="direction must be one of"):
+        OutOfMemoryBFS(device, graph, host_edges="subgraph", direction="pull")
     with pytest.raises(RodiniaBFSError, match="chunk_edges >= 1"):
         OutOfMemoryBFS(device, graph, chunk_edges=0)
 

@@ -17,9 +17,14 @@ modes (``host_edges=``):
 * ``managed``: the edge array is in unified memory, which the driver migrates page by
   page on demand; the same kernel as ``zero_copy``.
 
-Every level leaves a :class:`LevelRecord` in ``last_records``: the mode, the frontier,
-the edges read and the bytes moved each way. Direction optimization (pull levels) is
-not in this step: every level pushes.
+In ``zero_copy`` and ``managed``, a level may pull instead (step 6's bottom-up
+direction, chosen on the host by Beamer's rule): a warp per vertex not reached yet reads
+its in-list, hubs first, from host memory and stops at the first in-neighbour on the
+frontier. The subgraph mode pushes every level: its host gathers whole lists before the
+device looks at them, so a pull's early exit would save nothing on the bus.
+
+Every level leaves a :class:`LevelRecord` in ``last_records``: the mode, the direction,
+the frontier, the edges read and the bytes moved each way.
 
 :func:`choose_for_memory` decides, for a memory limit, whether a graph runs in memory,
 here, or not at all.
@@ -53,19 +58,40 @@ MAX_BLOCKS = 1 << 20
 #: Bytes of a sector, what the zero-copy kernel counts its reads in.
 SECTOR_BYTES = 32
 
+#: Which direction each level takes: Beamer's rule, or one of them always (tests).
+DIRECTIONS = ("auto", "push", "pull")
+
+# [oom-rule-begin]
+#: Beamer's alpha and beta (SC 2012), as step 6.
+ALPHA, BETA = 14, 24
+
+
+def beamer_direction(current: str, n_f: int, m_f: int, m_u: int, n: int,
+                     previous_n_f: int) -> str:
+    """Push -> pull when the frontier's edges ``m_f`` outnumber ``m_u / ALPHA`` (edges
+    out of the vertices not reached yet) while the frontier grows; pull -> push when
+    its vertices ``n_f`` fall below ``n / BETA`` while it shrinks."""
+    if current == "push" and m_f * ALPHA > m_u and n_f > previous_n_f:
+        return "pull"
+    if current == "pull" and n_f * BETA < n and n_f < previous_n_f:
+        return "push"
+    return current
+# [oom-rule-end]
+
 
 # [oom-records-begin]
 class OomCounts(ctypes.Structure):
     """``struct OomCounts`` of out_of_memory_args.h."""
 
     _fields_ = [("vertices", ctypes.c_uint64), ("edges", ctypes.c_uint64),
-                ("sectors", ctypes.c_uint64)]
+                ("read", ctypes.c_uint64), ("sectors", ctypes.c_uint64)]
 
 
 class OutOfMemoryArgs(ctypes.Structure):
     """``struct OutOfMemoryArgs`` of out_of_memory_args.h: an address is a ``c_uint64``."""
 
     _fields_ = [("offsets", ctypes.c_uint64), ("host_edges", ctypes.c_uint64),
+                ("in_offsets", ctypes.c_uint64), ("host_in_edges", ctypes.c_uint64),
                 ("levels", ctypes.c_uint64), ("parents", ctypes.c_uint64),
                 ("queues", ctypes.c_uint64 * 2), ("sub_offsets", ctypes.c_uint64),
                 ("sub_edges", ctypes.c_uint64), ("counts", ctypes.c_uint64),
@@ -78,9 +104,12 @@ class LevelRecord:
     """What one level read and moved."""
 
     mode: str
+    #: "push" or "pull".
+    direction: str
     #: Vertices of the level's frontier.
     frontier: int
-    #: Their out-edges: the edges the level reads from host memory.
+    #: The edges the level read from host memory: the frontier's out-lists (push), or
+    #: the in-lists up to where each search stopped (pull).
     edges: int
     #: Bytes host -> device: the gathered edges (subgraph), or the 32-byte sectors the
     #: kernel's reads span (zero_copy, managed: at the least; a managed page migrates whole).
@@ -93,9 +122,9 @@ class LevelRecord:
 
 # [oom-memory-begin]
 def vertex_array_bytes(num_vertices: int) -> int:
-    """Device bytes of this step's vertex arrays: offsets and subgraph offsets (8 B
-    each, n + 1), levels, parents and two queues (4 B each)."""
-    return 8 * (num_vertices + 1) * 2 + 16 * num_vertices
+    """Device bytes of this step's vertex arrays: offsets, in-offsets and subgraph
+    offsets (8 B each, n + 1), levels, parents and two queues (4 B each)."""
+    return 8 * (num_vertices + 1) * 3 + 16 * num_vertices
 
 
 def in_memory_bytes(graph: CSRGraph) -> int:
@@ -156,7 +185,8 @@ class OutOfMemoryBFS(GPUStep):
     # [oom-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = 256, *,
                  host_edges: str = MODES[0], chunk_edges: int | None = None,
-                 memory_limit: int | None = None, max_blocks: int = MAX_BLOCKS):
+                 memory_limit: int | None = None, direction: str = "auto",
+                 max_blocks: int = MAX_BLOCKS):
         super().__init__(device, graph)
         if host_edges not in MODES:
             raise RodiniaBFSError(
@@ -166,10 +196,15 @@ class OutOfMemoryBFS(GPUStep):
             raise RodiniaBFSError(
                 f"block_size must be a multiple of the warp size {warp} up to "
                 f"{device.max_threads_per_block}, got {block_size}")
+        if direction not in DIRECTIONS or (host_edges == "subgraph" and direction == "pull"):
+            raise RodiniaBFSError(
+                f"direction must be one of {', '.join(DIRECTIONS)} (subgraph: auto or push), "
+                f"got {direction!r}")
         if max_blocks < 1 or (chunk_edges is not None and chunk_edges < 1):
             raise RodiniaBFSError(f"need max_blocks and chunk_edges >= 1; got {max_blocks}, "
                                   f"{chunk_edges}")
         self.mode, self.block_size, self.max_blocks = host_edges, block_size, max_blocks
+        self.direction = "push" if host_edges == "subgraph" else direction
         n, m = graph.num_vertices, graph.num_edges
         # The device holds the vertex arrays and, in subgraph mode, one chunk of edges.
         budget = device.total_memory if memory_limit is None else min(memory_limit,
@@ -181,9 +216,9 @@ class OutOfMemoryBFS(GPUStep):
                 f"device memory; {format_bytes(budget)} are allowed")
         self.chunk_edges = int(min(chunk_edges or DEFAULT_CHUNK_EDGES, room, max(m, 1)))
         module = self._compile(self.default_defines(warp, graph))
-        self.frontier_degrees, self.expand_subgraph, self.expand_mapped = (
+        self.frontier_degrees, self.expand_subgraph, self.expand_mapped, self.pull_mapped = (
             module.get_function(f"oom_{k}")
-            for k in ("frontier_degrees", "expand_subgraph", "expand_mapped"))
+            for k in ("frontier_degrees", "expand_subgraph", "expand_mapped", "pull_mapped"))
         self.prep = kernels_for(device)  # the exclusive scan of graph_prep.hip
 
         self.degrees = graph.degrees()
@@ -193,8 +228,8 @@ class OutOfMemoryBFS(GPUStep):
         self.sub_offsets = self._alloc(8 * (n + 1))
         self.tile_sums = self._alloc(8 * ceil_div(n + 1, self.prep.scan_tile))
         self.counts = self._alloc(ctypes.sizeof(OomCounts))
-        self.host_edges = None  # the mapped or managed copy of the edges
-        self.sub_edges = None
+        self.host_edges = self.host_in_edges = None  # mapped or managed copies
+        self.sub_edges, in_offsets = None, offsets
         if self.mode == "subgraph":
             # The edges stay in the graph's own array; a chunk goes over at a time.
             self.sub_edges = self._alloc(4 * self.chunk_edges)
@@ -202,10 +237,21 @@ class OutOfMemoryBFS(GPUStep):
             self.h_frontier = device.host_malloc(n, np.int32)
             self.h_sub_offsets = device.host_malloc(n + 1, np.uint64)
         else:
-            self.host_edges = device.host_mapped(graph.targets, managed=self.mode == "managed")
+            managed = self.mode == "managed"
+            self.host_edges = device.host_mapped(graph.targets, managed=managed)
+            # The in-lists of the pull levels, hubs first: those of the reverse graph,
+            # or the out-lists themselves when every arc has its partner.
+            reverse = graph.reverse()
+            symmetric = graph.is_symmetric(reverse)
+            in_lists = (graph if symmetric else reverse).hubs_first(self.degrees)
+            if not symmetric:
+                in_offsets = self._upload(in_lists.offsets)
+            self.host_in_edges = device.host_mapped(in_lists.targets, managed=managed)
         args = OutOfMemoryArgs(
             offsets=offsets.ptr,
             host_edges=self.host_edges.device_ptr if self.host_edges else 0,
+            in_offsets=in_offsets.ptr,
+            host_in_edges=self.host_in_edges.device_ptr if self.host_in_edges else 0,
             levels=self.levels.ptr, parents=self.parents.ptr,
             queues=(ctypes.c_uint64 * 2)(*(q.ptr for q in self.queues)),
             sub_offsets=self.sub_offsets.ptr,
@@ -261,7 +307,7 @@ class OutOfMemoryBFS(GPUStep):
             dev.launch(self.expand_subgraph, self._grid(count, b), b,
                        (args, lvl, size, np.uint64(first), np.uint64(count)), stream=s)
             s.synchronize()  # the staging buffer is refilled next
-        return LevelRecord(self.mode, n_f, total, 4 * total, 12 * n_f + 8,
+        return LevelRecord(self.mode, "push", n_f, total, 4 * total, 12 * n_f + 8,
                            1000.0 * gather_s)
     # [oom-subgraph-level-end]
 
@@ -269,23 +315,33 @@ class OutOfMemoryBFS(GPUStep):
     def _host_loop(self, source: int, timer: LevelTimer) -> BFSResult:
         dev, s, n = self.device, self.stream, self.graph.num_vertices
         level, n_f, m_f, found = 0, 1, int(self.degrees[source]), 1
-        sizes, records = [], []
+        m_u = self.graph.num_edges - m_f  # edges out of the vertices not reached yet
+        direction, previous, sizes, records = "push", 0, [], []
         while n_f > 0:
             sizes.append(n_f)
             dev.memset(self.counts, 0, stream=s)  # the next frontier starts empty
+            if self.direction == "auto":
+                direction = beamer_direction(direction, n_f, m_f, m_u, n, previous)
+            else:
+                direction = self.direction
+            b, lvl = self.block_size, np.int32(level)
             if self.mode == "subgraph":
                 record = self._subgraph_level(level, n_f)
+            elif direction == "pull":
+                dev.launch(self.pull_mapped, self._grid(n * dev.warp_size, b), b,
+                           (self.args, lvl), stream=s)
             else:
-                b = self.block_size
                 dev.launch(self.expand_mapped, self._grid(n_f * dev.warp_size, b), b,
-                           (self.args, np.int32(level), np.uint32(n_f)), stream=s)
-                record = LevelRecord(self.mode, n_f, m_f, 0)
+                           (self.args, lvl, np.uint32(n_f)), stream=s)
             dev.memcpy_dtoh_async(self.h_counts_bytes, self.counts, s)
             s.synchronize()
             if self.mode != "subgraph":
-                record.bytes_htod = SECTOR_BYTES * int(self.h_counts.sectors)
+                c = self.h_counts
+                record = LevelRecord(self.mode, direction, n_f, int(c.read),
+                                     SECTOR_BYTES * int(c.sectors))
             records.append(record)
-            n_f, m_f = int(self.h_counts.vertices), int(self.h_counts.edges)
+            previous, n_f, m_f = n_f, int(self.h_counts.vertices), int(self.h_counts.edges)
+            m_u -= m_f
             level += 1
             timer.end_level()
             found += n_f  # each vertex is found once
@@ -295,7 +351,8 @@ class OutOfMemoryBFS(GPUStep):
     # [oom-host-loop-end]
 
     def close(self) -> None:
-        if self.host_edges is not None:
-            self.host_edges.close()
-            self.host_edges = None
+        for mapped in (self.host_edges, self.host_in_edges):
+            if mapped is not None:
+                mapped.close()
+        self.host_edges = self.host_in_edges = None
         super().close()
