@@ -49,6 +49,21 @@ def test_every_mode_matches_the_reference(device, mode, direction, name):
         check_sources(step, sorted(set(sources_of(graph)) | set(extra)))
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_gather_threads(device, threads, monkeypatch):
+    """A chunk gathered in pieces on several threads, each piece a few edges: the same
+    answer and the same bytes as one thread."""
+    from rodinia_bfs.variants import out_of_memory
+
+    monkeypatch.setattr(out_of_memory, "MIN_GATHER_PIECE", 2)
+    graph = kronecker(9, seed=3, progress=False)
+    source = int(np.argmax(graph.degrees()))
+    with OutOfMemoryBFS(device, graph, chunk_edges=1000, gather_threads=threads) as step:
+        check_run(step, source, step.run(source))
+        assert ([r.bytes_htod for r in step.last_records]
+                == [4 * e for e in _frontier_edges(graph, source)])
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("name", sorted(tiny_graphs()))
 def test_tiny_graphs(device, mode, name):
@@ -262,6 +277,8 @@ def test_bad_options(device):
         OutOfMemoryBFS(device, graph, host_edges="subgraph", direction="pull")
     with pytest.raises(RodiniaBFSError, match="chunk_edges >= 1"):
         OutOfMemoryBFS(device, graph, chunk_edges=0)
+    with pytest.raises(RodiniaBFSError, match="gather_threads"):
+        OutOfMemoryBFS(device, graph, gather_threads=0)
 
 
 def test_runaway_guard(device, monkeypatch):

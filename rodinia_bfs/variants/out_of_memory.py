@@ -33,7 +33,9 @@ here, or not at all.
 from __future__ import annotations
 
 import ctypes
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,6 +53,12 @@ MODES = ("subgraph", "zero_copy", "managed")
 
 #: The most subgraph edges one copy carries (64 MiB of them).
 DEFAULT_CHUNK_EDGES = 1 << 24
+
+#: Host threads that gather a chunk (each a piece of it): NumPy's take runs without
+#: the GIL, so they gather side by side.
+DEFAULT_GATHER_THREADS = min(8, os.cpu_count() or 1)
+#: Edges below which a chunk is gathered by one thread.
+MIN_GATHER_PIECE = 1 << 16
 
 #: The most blocks one launch uses.
 MAX_BLOCKS = 1 << 20
@@ -186,7 +194,7 @@ class OutOfMemoryBFS(GPUStep):
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = 256, *,
                  host_edges: str = MODES[0], chunk_edges: int | None = None,
                  memory_limit: int | None = None, direction: str = "auto",
-                 max_blocks: int = MAX_BLOCKS):
+                 gather_threads: int = DEFAULT_GATHER_THREADS, max_blocks: int = MAX_BLOCKS):
         super().__init__(device, graph)
         if host_edges not in MODES:
             raise RodiniaBFSError(
@@ -200,9 +208,9 @@ class OutOfMemoryBFS(GPUStep):
             raise RodiniaBFSError(
                 f"direction must be one of {', '.join(DIRECTIONS)} (subgraph: auto or push), "
                 f"got {direction!r}")
-        if max_blocks < 1 or (chunk_edges is not None and chunk_edges < 1):
-            raise RodiniaBFSError(f"need max_blocks and chunk_edges >= 1; got {max_blocks}, "
-                                  f"{chunk_edges}")
+        if min(max_blocks, gather_threads) < 1 or (chunk_edges is not None and chunk_edges < 1):
+            raise RodiniaBFSError(f"need max_blocks, gather_threads and chunk_edges >= 1; got "
+                                  f"{max_blocks}, {gather_threads}, {chunk_edges}")
         self.mode, self.block_size, self.max_blocks = host_edges, block_size, max_blocks
         self.direction = "push" if host_edges == "subgraph" else direction
         n, m = graph.num_vertices, graph.num_edges
@@ -229,6 +237,7 @@ class OutOfMemoryBFS(GPUStep):
         self.tile_sums = self._alloc(8 * ceil_div(n + 1, self.prep.scan_tile))
         self.counts = self._alloc(ctypes.sizeof(OomCounts))
         self.host_edges = self.host_in_edges = None  # mapped or managed copies
+        self.pool = None
         self.sub_edges, in_offsets = None, offsets
         if self.mode == "subgraph":
             # The edges stay in the graph's own array; a chunk goes over at a time.
@@ -236,6 +245,8 @@ class OutOfMemoryBFS(GPUStep):
             self.staging = device.host_malloc(self.chunk_edges, np.int32)
             self.h_frontier = device.host_malloc(n, np.int32)
             self.h_sub_offsets = device.host_malloc(n + 1, np.uint64)
+            self.gather_threads = gather_threads
+            self.pool = ThreadPoolExecutor(gather_threads) if gather_threads > 1 else None
         else:
             managed = self.mode == "managed"
             self.host_edges = device.host_mapped(graph.targets, managed=managed)
@@ -280,6 +291,20 @@ class OutOfMemoryBFS(GPUStep):
     def _grid(self, items: int, block: int) -> int:
         return max(1, min(ceil_div(items, block), self.max_blocks))
 
+    def _gather(self, frontier, sub_offsets, first: int, count: int) -> None:
+        """Gather the subgraph's edges [first, first + count) into the staging buffer,
+        in pieces on the pool's threads when the chunk is large enough to share."""
+        args = (self.graph.offsets, self.graph.targets, frontier, sub_offsets)
+        pieces = min(self.gather_threads, count // MIN_GATHER_PIECE)
+        if self.pool is None or pieces < 2:
+            gather_edges(*args, first, count, self.staging)
+            return
+        bounds = [first + count * k // pieces for k in range(pieces + 1)]
+        jobs = [self.pool.submit(gather_edges, *args, a, b - a, self.staging[a - first:])
+                for a, b in zip(bounds, bounds[1:])]
+        for job in jobs:
+            job.result()  # re-raises what a thread raised
+
     # [oom-subgraph-level-begin]
     def _subgraph_level(self, level: int, n_f: int) -> LevelRecord:
         """One level of the subgraph method: degrees and their scan on the device, the
@@ -300,8 +325,7 @@ class OutOfMemoryBFS(GPUStep):
         for first in range(0, total, self.chunk_edges):
             count = min(self.chunk_edges, total - first)
             started = time.perf_counter()
-            gather_edges(self.graph.offsets, self.graph.targets, frontier, sub_offsets,
-                         first, count, self.staging)
+            self._gather(frontier, sub_offsets, first, count)
             gather_s += time.perf_counter() - started
             dev.memcpy_htod_async(self.sub_edges.view(0, 4 * count), self.staging[:count], s)
             dev.launch(self.expand_subgraph, self._grid(count, b), b,
@@ -351,6 +375,9 @@ class OutOfMemoryBFS(GPUStep):
     # [oom-host-loop-end]
 
     def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+            self.pool = None
         for mapped in (self.host_edges, self.host_in_edges):
             if mapped is not None:
                 mapped.close()
