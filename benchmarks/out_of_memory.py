@@ -15,6 +15,7 @@ For every graph (a name of the ``large`` suite, e.g. ``kronecker-20``, ``road-NY
     python benchmarks/out_of_memory.py kronecker-20 road-NY [FILE ...]
         [--backend auto|hip|cuda|cpu] [--sources 4] [--repeats 5]
         [--modes subgraph,zero_copy,managed] [--in-memory adaptive] [--copy-mib 256]
+        [--chunk-edges N] [--gather-threads N]
         [-o benchmarks/results/out-of-memory]
 
 writes ``command.txt``, ``out_of_memory.json`` and ``out_of_memory.md`` to the folder.
@@ -105,6 +106,8 @@ def measure_mode(device, graph, mode: str, sources, references, args) -> dict:
     options = {"host_edges": mode}
     if args.chunk_edges:
         options["chunk_edges"] = args.chunk_edges
+    if args.gather_threads and mode == "subgraph":
+        options["gather_threads"] = args.gather_threads
     with OutOfMemoryBFS(device, graph, **options) as step:
         per_source = []
         for source in sources:
@@ -124,7 +127,8 @@ def measure_mode(device, graph, mode: str, sources, references, args) -> dict:
     levels = statistics.median(p["levels"] for p in per_source)
     moved = statistics.median(sum(p["bytes_htod"]) for p in per_source)
     entry = summary(times)
-    entry.update({"us_per_level": 1e3 * entry["median_ms"] / max(levels, 1),
+    entry.update({"gather_threads": step.gather_threads if mode == "subgraph" else 0,
+                  "us_per_level": 1e3 * entry["median_ms"] / max(levels, 1),
                   "bytes_htod_median": moved,
                   "share_of_edge_array": moved / max(4 * graph.num_edges, 1),
                   "validated": True, "per_source": per_source})
@@ -183,6 +187,7 @@ def main() -> int:
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--in-memory", default=DEFAULT_VARIANT, choices=sorted(STEPS))
     parser.add_argument("--chunk-edges", type=int)
+    parser.add_argument("--gather-threads", type=int, help="subgraph: host threads that gather")
     parser.add_argument("--copy-mib", type=int, default=256)
     parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
     parser.add_argument("-o", "--output", default=str(HERE / "results" / "out-of-memory"))
