@@ -237,7 +237,7 @@ class OutOfMemoryBFS(GPUStep):
         self.tile_sums = self._alloc(8 * ceil_div(n + 1, self.prep.scan_tile))
         self.counts = self._alloc(ctypes.sizeof(OomCounts))
         self.host_edges = self.host_in_edges = None  # mapped or managed copies
-        self.pool = None
+        self.pool, self.gather_threads = None, gather_threads
         self.sub_edges, in_offsets = None, offsets
         if self.mode == "subgraph":
             # The edges stay in the graph's own array; a chunk goes over at a time.
@@ -245,7 +245,6 @@ class OutOfMemoryBFS(GPUStep):
             self.staging = device.host_malloc(self.chunk_edges, np.int32)
             self.h_frontier = device.host_malloc(n, np.int32)
             self.h_sub_offsets = device.host_malloc(n + 1, np.uint64)
-            self.gather_threads = gather_threads
             self.pool = ThreadPoolExecutor(gather_threads) if gather_threads > 1 else None
         else:
             managed = self.mode == "managed"
