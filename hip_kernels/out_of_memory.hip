@@ -55,11 +55,13 @@ extern "C" __global__ void oom_frontier_degrees(const OutOfMemoryArgs* a, level_
 
 // [oom-expand-subgraph-begin]
 // subgraph, last: the edges [first, first + count) of the level's subgraph are in
-// sub_edges, copied over by the host. One thread per edge finds the frontier vertex the
+// sub_edges, copied over by the host (one of two buffers: the host fills the other
+// meanwhile). One thread per edge finds the frontier vertex the
 // edge leaves, the last one whose list begins at or before it (a binary search in the
 // scanned offsets; a vertex of degree 0 begins where the next one does, so it is
 // passed over), and visits the edge.
-extern "C" __global__ void oom_expand_subgraph(const OutOfMemoryArgs* a, level_t level,
+extern "C" __global__ void oom_expand_subgraph(const OutOfMemoryArgs* a,
+                                               const vertex_t* sub_edges, level_t level,
                                                bfs_u32 frontier_size, bfs_u64 first,
                                                bfs_u64 count)
 {
@@ -72,7 +74,7 @@ extern "C" __global__ void oom_expand_subgraph(const OutOfMemoryArgs* a, level_t
             const bfs_u32 mid = lo + (hi - lo) / 2;
             if (a->sub_offsets[mid] <= e) lo = mid; else hi = mid;
         }
-        visit(a, level, frontier[lo], a->sub_edges[j]);
+        visit(a, level, frontier[lo], sub_edges[j]);
     }
 }
 // [oom-expand-subgraph-end]

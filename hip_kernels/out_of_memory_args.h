@@ -25,7 +25,6 @@ struct OutOfMemoryArgs {
     vertex_t* queues[2];         // device: the frontier of even and odd levels, n each
     bfs_u64* sub_offsets;        // device, n + 1: where each frontier vertex's list
                                  // begins in the level's subgraph (subgraph mode)
-    const vertex_t* sub_edges;   // device: one chunk of the subgraph's edges
     OomCounts* counts;
     bfs_i32 num_vertices;
 };

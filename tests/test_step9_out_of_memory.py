@@ -259,7 +259,7 @@ def test_cli_host_edges_is_step_9s(tmp_path, capsys):
 
 def test_limit_sizes_the_chunk(device):
     graph = grid2d(23, 17)
-    limit = vertex_array_bytes(graph.num_vertices) + 4 * 10
+    limit = vertex_array_bytes(graph.num_vertices) + 8 * 10  # two chunks of 10 edges
     with OutOfMemoryBFS(device, graph, memory_limit=limit) as step:
         assert step.chunk_edges == 10
         check_run(step, 3, step.run(3))

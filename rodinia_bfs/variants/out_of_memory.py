@@ -10,7 +10,8 @@ modes (``host_edges=``):
   the frontier and those offsets back, gathers the frontier's out-lists from its CSR
   into a pinned staging buffer (NumPy's ``take``, which runs without the GIL), copies
   that small array over, and one thread per subgraph edge expands it. Only the edges
-  the level needs cross the bus, in chunks of ``chunk_edges`` when there are many.
+  the level needs cross the bus, in chunks of ``chunk_edges`` when there are many, the
+  host gathering the next chunk while the device copies and expands this one.
 * ``zero_copy``: the edge array is in pinned host memory mapped into the device's
   address space; a warp per frontier vertex reads its list in place (EMOGI, Min et
   al., VLDB 2020).
@@ -102,7 +103,7 @@ class OutOfMemoryArgs(ctypes.Structure):
                 ("in_offsets", ctypes.c_uint64), ("host_in_edges", ctypes.c_uint64),
                 ("levels", ctypes.c_uint64), ("parents", ctypes.c_uint64),
                 ("queues", ctypes.c_uint64 * 2), ("sub_offsets", ctypes.c_uint64),
-                ("sub_edges", ctypes.c_uint64), ("counts", ctypes.c_uint64),
+                ("counts", ctypes.c_uint64),
                 ("num_vertices", ctypes.c_int32)]
 # [oom-records-end]
 
@@ -214,10 +215,10 @@ class OutOfMemoryBFS(GPUStep):
         self.mode, self.block_size, self.max_blocks = host_edges, block_size, max_blocks
         self.direction = "push" if host_edges == "subgraph" else direction
         n, m = graph.num_vertices, graph.num_edges
-        # The device holds the vertex arrays and, in subgraph mode, one chunk of edges.
+        # The device holds the vertex arrays and, in subgraph mode, two chunks of edges.
         budget = device.total_memory if memory_limit is None else min(memory_limit,
                                                                       device.total_memory)
-        room = (budget - vertex_array_bytes(n)) // 4  # edges the rest could hold
+        room = (budget - vertex_array_bytes(n)) // 8  # edges a chunk of two could hold
         if room < 1:
             raise RodiniaBFSError(
                 f"the graph's vertex arrays need {format_bytes(vertex_array_bytes(n))} of "
@@ -238,11 +239,13 @@ class OutOfMemoryBFS(GPUStep):
         self.counts = self._alloc(ctypes.sizeof(OomCounts))
         self.host_edges = self.host_in_edges = None  # mapped or managed copies
         self.pool, self.gather_threads = None, gather_threads
-        self.sub_edges, in_offsets = None, offsets
+        in_offsets = offsets
         if self.mode == "subgraph":
-            # The edges stay in the graph's own array; a chunk goes over at a time.
-            self.sub_edges = self._alloc(4 * self.chunk_edges)
-            self.staging = device.host_malloc(self.chunk_edges, np.int32)
+            # The edges stay in the graph's own array; a chunk goes over at a time, two
+            # buffers each side: the host fills one while the other is copied and expanded.
+            self.sub_edges = [self._alloc(4 * self.chunk_edges) for _ in range(2)]
+            self.staging = [device.host_malloc(self.chunk_edges, np.int32) for _ in range(2)]
+            self.chunk_done = [device.event(), device.event()]
             self.h_frontier = device.host_malloc(n, np.int32)
             self.h_sub_offsets = device.host_malloc(n + 1, np.uint64)
             self.pool = ThreadPoolExecutor(gather_threads) if gather_threads > 1 else None
@@ -264,9 +267,7 @@ class OutOfMemoryBFS(GPUStep):
             host_in_edges=self.host_in_edges.device_ptr if self.host_in_edges else 0,
             levels=self.levels.ptr, parents=self.parents.ptr,
             queues=(ctypes.c_uint64 * 2)(*(q.ptr for q in self.queues)),
-            sub_offsets=self.sub_offsets.ptr,
-            sub_edges=self.sub_edges.ptr if self.sub_edges else 0,
-            counts=self.counts.ptr, num_vertices=n)
+            sub_offsets=self.sub_offsets.ptr, counts=self.counts.ptr, num_vertices=n)
         self.args = self._upload(np.frombuffer(bytes(args), np.uint8))
         self.h_counts_bytes = device.host_malloc(ctypes.sizeof(OomCounts), np.uint8)
         self.h_counts = OomCounts.from_buffer(self.h_counts_bytes)
@@ -290,16 +291,16 @@ class OutOfMemoryBFS(GPUStep):
     def _grid(self, items: int, block: int) -> int:
         return max(1, min(ceil_div(items, block), self.max_blocks))
 
-    def _gather(self, frontier, sub_offsets, first: int, count: int) -> None:
-        """Gather the subgraph's edges [first, first + count) into the staging buffer,
-        in pieces on the pool's threads when the chunk is large enough to share."""
+    def _gather(self, frontier, sub_offsets, first: int, count: int, staging) -> None:
+        """Gather the subgraph's edges [first, first + count) into ``staging``, in
+        pieces on the pool's threads when the chunk is large enough to share."""
         args = (self.graph.offsets, self.graph.targets, frontier, sub_offsets)
         pieces = min(self.gather_threads, count // MIN_GATHER_PIECE)
         if self.pool is None or pieces < 2:
-            gather_edges(*args, first, count, self.staging)
+            gather_edges(*args, first, count, staging)
             return
         bounds = [first + count * k // pieces for k in range(pieces + 1)]
-        jobs = [self.pool.submit(gather_edges, *args, a, b - a, self.staging[a - first:])
+        jobs = [self.pool.submit(gather_edges, *args, a, b - a, staging[a - first:])
                 for a, b in zip(bounds, bounds[1:])]
         for job in jobs:
             job.result()  # re-raises what a thread raised
@@ -307,7 +308,8 @@ class OutOfMemoryBFS(GPUStep):
     # [oom-subgraph-level-begin]
     def _subgraph_level(self, level: int, n_f: int) -> LevelRecord:
         """One level of the subgraph method: degrees and their scan on the device, the
-        gather on the host, the copy, the expansion, a chunk at a time."""
+        gather on the host, the copy, the expansion, a chunk at a time, in two buffers:
+        while the device copies and expands chunk k, the host gathers chunk k + 1."""
         dev, s, b = self.device, self.stream, self.block_size
         args, lvl, size = self.args, np.int32(level), np.uint32(n_f)
         dev.launch(self.frontier_degrees, self._grid(n_f, b), b, (args, lvl, size), stream=s)
@@ -321,15 +323,19 @@ class OutOfMemoryBFS(GPUStep):
         dev.memcpy_dtoh_async(sub_offsets, self.sub_offsets.view(0, 8 * (n_f + 1)), s)
         s.synchronize()
         total, gather_s = int(sub_offsets[n_f]), 0.0
-        for first in range(0, total, self.chunk_edges):
-            count = min(self.chunk_edges, total - first)
+        for chunk, first in enumerate(range(0, total, self.chunk_edges)):
+            count, i = min(self.chunk_edges, total - first), chunk % 2
+            if chunk >= 2:  # chunk - 2 used these buffers: wait until it is done
+                self.chunk_done[i].synchronize()
             started = time.perf_counter()
-            self._gather(frontier, sub_offsets, first, count)
+            self._gather(frontier, sub_offsets, first, count, self.staging[i])
             gather_s += time.perf_counter() - started
-            dev.memcpy_htod_async(self.sub_edges.view(0, 4 * count), self.staging[:count], s)
+            dev.memcpy_htod_async(self.sub_edges[i].view(0, 4 * count),
+                                  self.staging[i][:count], s)
             dev.launch(self.expand_subgraph, self._grid(count, b), b,
-                       (args, lvl, size, np.uint64(first), np.uint64(count)), stream=s)
-            s.synchronize()  # the staging buffer is refilled next
+                       (args, self.sub_edges[i], lvl, size, np.uint64(first),
+                        np.uint64(count)), stream=s)
+            self.chunk_done[i].record(s)
         return LevelRecord(self.mode, "push", n_f, total, 4 * total, 12 * n_f + 8,
                            1000.0 * gather_s)
     # [oom-subgraph-level-end]
