@@ -61,18 +61,21 @@ def generated(spec: str):
 
 
 def host_way(device, graph, step: str, memory: Buffers) -> None:
-    """The upload, and the step's extra arrays built on the host and uploaded."""
+    """What the step uploaded before: the CSR arrays and its extra arrays, built on the
+    host. (Step 6 uploaded a symmetric graph's lists once, hubs first, for both ways.)"""
     memory.upload(graph.offsets)
-    memory.upload(graph.targets)
-    if "records" in BUILDS[step]:
-        width = row_width(graph, None)
-        memory.upload(build_rows(graph, width) if width else build_edge_records(graph))
+    symmetric = False
     if "bottom_up" in BUILDS[step]:
         reverse, symmetric, active = bottom_up_inputs(graph)
         if not symmetric:
             memory.upload(reverse.offsets)
         memory.upload(reverse.targets)
         memory.upload(active)
+    if not (symmetric and step == "push_pull"):
+        memory.upload(graph.targets)
+    if "records" in BUILDS[step]:
+        width = row_width(graph, None)
+        memory.upload(build_rows(graph, width) if width else build_edge_records(graph))
     device.synchronize()
 
 

@@ -1,9 +1,9 @@
 """Preparing the graph on the device (hip_kernels/graph_prep.hip, rodinia_bfs/graph_prep.py).
 
-Every kernel runs on the emulator at warp 32 and 64 against NumPy, twice: with the
-default tiles, and with tiles so small (a block of 64 threads, one entry a thread in a
-scan tile, two keys in a radix tile) that small arrays take many tiles and the scan of
-the tiles' sums takes several rounds. The orderings the steps read are compared byte
+Every kernel runs on the emulator at warp 32 and 64 against NumPy, three times: with
+the GPUs' tiles, the emulator's, and tiles so small (a block of 64 threads, one entry
+a thread in a scan tile, two keys in a radix tile) that small arrays take many tiles
+and the scan of the tiles' sums takes several rounds. The orderings the steps read are compared byte
 for byte with the host functions they replace; the kernel file is compile-checked
 with hiprtc and NVRTC.
 """
@@ -26,9 +26,10 @@ from rodinia_bfs.variants.push_pull import PushPullBFS, bottom_up_inputs
 
 from helpers import ROOT, awkward_graph, hiprtc_or_skip, nvrtc_or_skip
 
-#: Tiles: the default, and small ones (block_size, scan_items, radix_items).
+#: Tiles (block_size, scan_items, radix_items): the GPUs' default, small ones, and the
+#: emulator's (which the functions the steps call use here).
 TILES = {"default": (graph_prep.BLOCK_SIZE, graph_prep.SCAN_ITEMS, graph_prep.RADIX_ITEMS),
-         "small": (64, 1, 2)}
+         "small": (64, 1, 2), "emulator": tuple(graph_prep.EMULATOR_TILES.values())}
 
 
 @pytest.fixture(scope="module", params=sorted(TILES))

@@ -134,7 +134,8 @@ def graph_defaults(graph: CSRGraph | None) -> dict:
 
 def build_rows(graph: CSRGraph, width: int) -> np.ndarray:
     """Row v: vertex v's neighbours, padded with -1 to ``width`` entries (Row in
-    persistent.hip)."""
+    persistent.hip). The step builds the same on the device
+    (:func:`~rodinia_bfs.graph_prep.device_rows`); this is the reference."""
     n = graph.num_vertices
     rows = np.full((max(n, 1), width), -1, np.int32)
     degrees = graph.degrees()
@@ -145,7 +146,9 @@ def build_rows(graph: CSRGraph, width: int) -> np.ndarray:
 
 
 def build_edge_records(graph: CSRGraph) -> np.ndarray:
-    """Each edge with where its target's list begins and how long it is."""
+    """Each edge with where its target's list begins and how long it is. The step
+    builds the same on the device (:func:`~rodinia_bfs.graph_prep.device_edge_records`);
+    this is the reference."""
     targets = graph.targets.astype(np.int64)
     records = np.empty(graph.num_edges, EDGE_RECORD)
     records["vertex"] = graph.targets

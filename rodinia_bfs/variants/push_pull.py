@@ -4,8 +4,9 @@ The kernel is in ``hip_kernels/push_pull.hip``. It runs the whole search in one
 cooperative launch: top-down levels with step 4's degree-split queues, bottom-up levels
 over the vertices that have in-edges with the frontier as a bitmap, and Beamer's rule
 (Beamer, Asanović, Patterson, SC12) choosing between them before each level, on the
-device. The host sets up once per graph (the in-edges, the list of vertices a bottom-up
-sweep visits), then per BFS resets, launches, and waits once.
+device. The step sets up once per graph (the in-edges, the list of vertices a bottom-up
+sweep visits, built on the device by ``rodinia_bfs/graph_prep.py``), then per BFS
+resets, launches, and waits once.
 
 This step extends step 4's host code (:class:`~rodinia_bfs.variants.balanced.BalancedBFS`):
 the same tunables, queues and reset, one kernel for every level instead of one launch
@@ -118,7 +119,9 @@ def bottom_up_inputs(graph: CSRGraph,
     the sweep stops at the first in-neighbour in the frontier, and the hubs are reached
     first), else in id order; whether the graph is symmetric; and the vertices that have
     in-edges in increasing order (an isolated vertex, or a source only, cannot be found
-    bottom-up: it is never swept)."""
+    bottom-up: it is never swept). On the host: steps 6 and 7 build the same on the
+    device (:func:`~rodinia_bfs.graph_prep.device_bottom_up_inputs`); this is the
+    reference."""
     reverse = graph.reverse()
     symmetric = graph.is_symmetric(reverse)
     active = np.flatnonzero(np.diff(reverse.offsets) > 0).astype(np.int32)
