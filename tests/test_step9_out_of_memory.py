@@ -362,4 +362,4 @@ def test_benchmark_runs_on_the_emulator(tmp_path):
             assert len(p["bytes_htod"]) == p["levels"] == len(p["frontier"])
             if mode == "subgraph":
                 assert p["bytes_htod"] == [4 * e for e in p["edges"]]
-    assert "| awkward | out_of_memory subgraph |" in (out / "out_of_memory.md").read_text()
+    assert "| awkward | out_of_memory subgraph |" in (out / "table.md").read_text()
