@@ -63,7 +63,12 @@ def run_main(main, prog: str | None = None) -> int:
 
 #: The step constructors' parameters that ``run`` options set; a step takes an option
 #: exactly when its constructor has the parameter.
-STEP_OPTIONS = {"--gpus": "gpus", "--gpu-memory-limit": "memory_limit", "--direction": "direction"}
+STEP_OPTIONS = {"--gpus": "gpus", "--gpu-memory-limit": "memory_limit", "--direction": "direction",
+                "--host-edges": "host_edges"}
+
+#: Options that, with no variant named, may send the run to out_of_memory (the memory
+#: cap decides after the graph is read: :func:`_for_memory_limit`).
+CAP_OPTIONS = ("memory_limit", "host_edges")
 
 #: The most devices the cpu backend emulates for ``--gpus`` (each is a set of threads).
 MAX_EMULATED_GPUS = 16
@@ -89,6 +94,8 @@ def _check_step_options(args, chosen) -> dict[str, dict]:
             continue
         takers = _takers(parameter)
         users = [name for name in chosen.variants if name in takers]
+        if not users and args.variant is None and parameter in CAP_OPTIONS:
+            continue
         if not users:
             raise RodiniaBFSError(f"{flag} is used only by the variant{'s' * (len(takers) > 1)} "
                                   f"{', '.join(takers)}; not by {', '.join(chosen.variants)}")
@@ -189,6 +196,21 @@ def _source_index(graph, args, file_source) -> int:
     return graph.check_source(given - base)
 
 
+def _for_memory_limit(args, graph, variants, device) -> list:
+    """With --gpu-memory-limit and no variant named, a graph whose edges do not fit runs
+    on out_of_memory (step 9); --host-edges is for that step only."""
+    from rodinia_bfs.variants.out_of_memory import choose_for_memory
+
+    if args.variant is None and args.gpu_memory_limit is not None and device is not None:
+        name, why = choose_for_memory(graph, args.gpu_memory_limit)
+        if name:
+            _say(f"variant: {why}")
+            variants = [name]
+    if args.host_edges and "out_of_memory" not in variants:
+        raise RodiniaBFSError("--host-edges is an option of the out_of_memory variant")
+    return variants
+
+
 def cmd_run(args) -> int:
     from rodinia_bfs.api import plan, run_variant
     from rodinia_bfs.resultfile import write_result_file
@@ -220,11 +242,17 @@ def cmd_run(args) -> int:
         _say(numbering)
     shown_source = _vertex_name(graph, args.source_base, source)
 
+    variants = _for_memory_limit(args, graph, chosen.variants, device)
     reference = None  # computed only for --validate (or when it is the variant run)
     failed, written = [], None
-    for name in chosen.variants:
+    for name in variants:
+        step_options = options.get(name)
+        if step_options is None:  # out_of_memory, chosen by the memory cap
+            step_options = {"memory_limit": args.gpu_memory_limit}
+            if args.host_edges:
+                step_options["host_edges"] = args.host_edges
         result, elapsed_ms = run_variant(name, graph, source, device, warm_up=True,
-                                         **options[name])
+                                         **step_options)
         levels, parents = result.levels, result.parents
         if name == "reference":
             reference, note = result, "CPU reference"
@@ -454,6 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
     from rodinia_bfs.variants import VARIANT_NAMES
     from rodinia_bfs.graphs.formats import FORMATS
     from rodinia_bfs.variants.multi_gpu import DIRECTIONS, size
+    from rodinia_bfs.variants.out_of_memory import MODES as HOST_EDGE_MODES
 
     parser = ArgumentParser(
         prog="rodinia-bfs", description="Breadth-first search on the GPU, step by step.",
@@ -508,6 +537,9 @@ def build_parser() -> argparse.ArgumentParser:
                           f"{MAX_EMULATED_GPUS})")
     run.add_argument("--gpu-memory-limit", type=size, metavar="SIZE",
                      help="multi_gpu: bytes each GPU may use, e.g. 8GiB (default: all it has)")
+    run.add_argument("--host-edges", choices=HOST_EDGE_MODES, metavar="MODE",
+                     help="out_of_memory: how levels reach the edges in host memory: "
+                          f"{', '.join(HOST_EDGE_MODES)} (default: {HOST_EDGE_MODES[0]})")
     run.add_argument("--direction", choices=DIRECTIONS,
                      help=f"{', '.join(_takers('direction'))}: push (top-down levels), pull "
                           "(bottom-up levels) or auto (direction-optimizing: Beamer's rule) "

@@ -79,6 +79,20 @@ class PinnedArray(np.ndarray):
         return int(self.ctypes.data)
 
 
+class MappedHostArray:
+    """A host array that kernels read in place, without a copy to the device
+    (:meth:`Device.host_mapped`): ``array`` is the host's NumPy view, ``device_ptr`` the
+    address a kernel uses. :meth:`close` lets the memory go (it is freed once no view
+    of ``array`` is left)."""
+
+    def __init__(self, array: np.ndarray, device_ptr: int, kind: str):
+        self.array, self.device_ptr, self.kind = array, int(device_ptr), kind
+        self.nbytes = array.nbytes
+
+    def close(self) -> None:
+        self.array = None
+
+
 #: The scalar argument types a kernel may take, with their C names.
 SCALAR_TYPES = {
     np.dtype(np.int8): "int8_t",
@@ -305,6 +319,14 @@ class Device(ABC):
         else:
             self.launch(launch.kernel, launch.grid, launch.block, launch.args,
                         launch.shared_mem, stream)
+
+    def host_mapped(self, array: np.ndarray, managed: bool = False) -> MappedHostArray:
+        """A copy of ``array`` in memory the host owns and kernels read in place: pinned
+        and mapped into the device's address space (``hipHostMalloc`` with
+        ``hipHostMallocMapped``, then ``hipHostGetDevicePointer``), or with ``managed``
+        unified memory that the driver migrates page by page on demand
+        (``hipMallocManaged``). A backend without it raises DeviceError."""
+        raise DeviceError(f"the {self.backend} backend has no mapped host memory")
 
     def activate(self) -> None:
         """Make this device the one the calling thread works with (``hipSetDevice``).

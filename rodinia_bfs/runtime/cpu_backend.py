@@ -45,7 +45,8 @@ import numpy as np
 
 from rodinia_bfs.errors import CompileError, DeviceError
 from rodinia_bfs.runtime import _checks
-from rodinia_bfs.runtime.base import Device, DeviceBuffer, Event, Kernel, Module, PinnedArray, Stream
+from rodinia_bfs.runtime.base import (Device, DeviceBuffer, Event, Kernel, MappedHostArray, Module,
+                                      PinnedArray, Stream)
 
 #: The emulator header: pre-included into every kernel module, and the runtime's source.
 EMULATOR_HEADER = Path(__file__).resolve().parent / "include" / "hip_emulator.h"
@@ -567,6 +568,12 @@ class CpuDevice(Device):
     def host_malloc(self, shape, dtype) -> PinnedArray:
         """``hipHostMalloc``: ordinary memory here, nothing needs to be page-locked."""
         return np.zeros(shape, dtype=dtype).view(PinnedArray)
+
+    def host_mapped(self, array: np.ndarray, managed: bool = False) -> MappedHostArray:
+        """Mapped or managed memory: here the device is the host, so a plain copy of
+        ``array`` whose own address the kernels read."""
+        copy = np.array(array, copy=True, order="C")
+        return MappedHostArray(copy, copy.ctypes.data, "managed" if managed else "mapped")
 
     def memcpy_htod(self, dst: DeviceBuffer, src: np.ndarray) -> None:
         src = np.ascontiguousarray(src)

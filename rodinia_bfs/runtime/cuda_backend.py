@@ -318,6 +318,35 @@ class CudaDevice(GpuDevice):
     def _host_free(self, ptr):
         quietly(driver.cuMemFreeHost, ptr)
 
+    def host_mapped(self, array, managed=False):
+        """``cuMemHostAlloc(CU_MEMHOSTALLOC_DEVICEMAP)`` + ``cuMemHostGetDevicePointer``,
+        or ``cuMemAllocManaged(CU_MEM_ATTACH_GLOBAL)``; never more managed memory than
+        the device has free (``cuMemGetInfo``)."""
+        import numpy as np
+
+        from rodinia_bfs.runtime.base import MappedHostArray
+        array = np.ascontiguousarray(array)
+        nbytes = max(array.nbytes, 1)
+        if managed:
+            free, _ = self._mem_get_info()
+            if nbytes > free:
+                raise DeviceError(f"cuMemAllocManaged({_checks.format_bytes(nbytes)}): the "
+                                  f"device has only {_checks.format_bytes(free)} free")
+            ptr = cu_check(driver.cuMemAllocManaged(
+                nbytes, driver.CUmemAttach_flags.CU_MEM_ATTACH_GLOBAL),
+                f"cuMemAllocManaged({_checks.format_bytes(nbytes)})")
+            host_ptr = device_ptr = int(ptr)
+            release = lambda p: quietly(driver.cuMemFree, p)  # noqa: E731
+        else:
+            ptr = cu_check(driver.cuMemHostAlloc(nbytes, driver.CU_MEMHOSTALLOC_DEVICEMAP),
+                           f"cuMemHostAlloc({_checks.format_bytes(nbytes)}, DEVICEMAP)")
+            device_ptr = int(cu_check(driver.cuMemHostGetDevicePointer(ptr, 0),
+                                      "cuMemHostGetDevicePointer"))
+            host_ptr, release = int(ptr), self._host_free
+        host = _checks.pinned_array(host_ptr, array.nbytes, array.shape, array.dtype, release)
+        host[...] = array
+        return MappedHostArray(host, device_ptr, "managed" if managed else "mapped")
+
     def _copy_htod(self, dst, src, nbytes):
         cu_check(driver.cuMemcpyHtoD(dst, src, nbytes), "cuMemcpyHtoD")
 

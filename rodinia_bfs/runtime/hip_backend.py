@@ -506,6 +506,33 @@ class HipDevice(GpuDevice):
     def _host_free(self, ptr):
         _quietly(hip.hipHostFree, ptr)
 
+    def host_mapped(self, array, managed=False):
+        """``hipHostMalloc(hipHostMallocMapped)`` + ``hipHostGetDevicePointer``, or
+        ``hipMallocManaged(hipMemAttachGlobal)``; never more managed memory than the
+        device has free (``hipMemGetInfo``)."""
+        import numpy as np
+
+        from rodinia_bfs.runtime.base import MappedHostArray
+        array = np.ascontiguousarray(array)
+        nbytes = max(array.nbytes, 1)
+        if managed:
+            free, _ = self._mem_get_info()
+            if nbytes > free:
+                raise DeviceError(f"hipMallocManaged({_checks.format_bytes(nbytes)}): the "
+                                  f"device has only {_checks.format_bytes(free)} free")
+            ptr = hip_check(hip.hipMallocManaged(nbytes, hip.hipMemAttachGlobal),
+                            f"hipMallocManaged({_checks.format_bytes(nbytes)})")
+            device_ptr, release = int(ptr), lambda p: _quietly(hip.hipFree, p)
+        else:
+            ptr = hip_check(hip.hipHostMalloc(nbytes, hip.hipHostMallocMapped),
+                            f"hipHostMalloc({_checks.format_bytes(nbytes)}, mapped)")
+            device_ptr = int(hip_check(hip.hipHostGetDevicePointer(ptr, 0),
+                                       "hipHostGetDevicePointer"))
+            release = self._host_free
+        host = _checks.pinned_array(int(ptr), array.nbytes, array.shape, array.dtype, release)
+        host[...] = array
+        return MappedHostArray(host, device_ptr, "managed" if managed else "mapped")
+
     def _copy_htod(self, dst, src, nbytes):
         hip_check(hip.hipMemcpy(dst, src, nbytes, hip.hipMemcpyKind.hipMemcpyHostToDevice),
                   "hipMemcpy(HostToDevice)")

@@ -13,6 +13,7 @@ from rodinia_bfs.variants.balanced import BalancedBFS
 from rodinia_bfs.variants.base import GPUStep
 from rodinia_bfs.variants.edge_centric import EdgeCentricBFS
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
+from rodinia_bfs.variants.out_of_memory import OutOfMemoryBFS
 from rodinia_bfs.variants.persistent import PersistentBFS
 from rodinia_bfs.variants.persistent_basic import PersistentBasicBFS
 from rodinia_bfs.variants.privatized import PrivatizedBFS
@@ -35,6 +36,7 @@ STEPS: dict[str, type[GPUStep]] = {
     PushPullBFS.name: PushPullBFS,
     AdaptiveBasicBFS.name: AdaptiveBasicBFS,
     AdaptiveBFS.name: AdaptiveBFS,
+    OutOfMemoryBFS.name: OutOfMemoryBFS,
     MultiGpuBFS.name: MultiGpuBFS,
 }
 # [steps-registry-end]

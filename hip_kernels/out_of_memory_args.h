@@ -1,0 +1,31 @@
+// out_of_memory_args.h: the arguments of step 9's kernels (out_of_memory.hip), one
+// record in device memory. rodinia_bfs/variants/out_of_memory.py describes the same
+// layout with ctypes; a test compiles this header and checks that the two agree.
+#pragma once
+
+#include "bfs_common.h"
+
+// [oom-args-begin]
+// What a level found and what it read, zeroed by the host before the level.
+struct OomCounts {
+    bfs_u64 vertices;  // the next frontier's vertices (n_f)
+    bfs_u64 edges;     // and their out-edges (m_f): the next level's edges to read
+    bfs_u64 read;      // edges the level read from host memory (zero_copy, managed)
+    bfs_u64 sectors;   // and the 32-byte sectors they span
+};
+
+struct OutOfMemoryArgs {
+    const edge_t* offsets;       // device: where each out-list begins (n + 1)
+    const vertex_t* host_edges;  // host memory: the out-lists, through a mapped or
+                                 // managed pointer (zero_copy, managed; null in subgraph)
+    const edge_t* in_offsets;    // device: where each in-list begins (n + 1)
+    const vertex_t* host_in_edges;  // host memory: the in-lists, hubs first (pull levels)
+    level_t* levels;             // device, n
+    vertex_t* parents;           // device, n
+    vertex_t* queues[2];         // device: the frontier of even and odd levels, n each
+    bfs_u64* sub_offsets;        // device, n + 1: where each frontier vertex's list
+                                 // begins in the level's subgraph (subgraph mode)
+    OomCounts* counts;
+    bfs_i32 num_vertices;
+};
+// [oom-args-end]

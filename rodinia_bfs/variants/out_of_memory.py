@@ -1,0 +1,390 @@
+"""Step 9: a graph whose edges do not fit on the GPU.
+
+The kernels are in ``hip_kernels/out_of_memory.hip``. The vertex arrays (offsets,
+levels, parents, the frontier queues) are on the device; the edge array stays in host
+memory, always. Each level is driven by the host, top-down (push), in one of three
+modes (``host_edges=``):
+
+* ``subgraph``: the device writes each frontier vertex's degree and scans them
+  (graph_prep's exclusive scan) into the offsets of the level's subgraph; the host reads
+  the frontier and those offsets back, gathers the frontier's out-lists from its CSR
+  into a pinned staging buffer (NumPy's ``take``, which runs without the GIL), copies
+  that small array over, and one thread per subgraph edge expands it. Only the edges
+  the level needs cross the bus, in chunks of ``chunk_edges`` when there are many, the
+  host gathering the next chunk while the device copies and expands this one.
+* ``zero_copy``: the edge array is in pinned host memory mapped into the device's
+  address space; a warp per frontier vertex reads its list in place (EMOGI, Min et
+  al., VLDB 2020).
+* ``managed``: the edge array is in unified memory, which the driver migrates page by
+  page on demand; the same kernel as ``zero_copy``.
+
+In ``zero_copy`` and ``managed``, a level may pull instead (step 6's bottom-up
+direction, chosen on the host by Beamer's rule): a warp per vertex not reached yet reads
+its in-list, hubs first, from host memory and stops at the first in-neighbour on the
+frontier. The subgraph mode pushes every level: its host gathers whole lists before the
+device looks at them, so a pull's early exit would save nothing on the bus.
+
+Every level leaves a :class:`LevelRecord` in ``last_records``: the mode, the direction,
+the frontier, the edges read and the bytes moved each way.
+
+:func:`choose_for_memory` decides, for a memory limit, whether a graph runs in memory,
+here, or not at all.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from rodinia_bfs.errors import RodiniaBFSError
+from rodinia_bfs.graph_prep import kernels_for
+from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.reference import BFSResult
+from rodinia_bfs.runtime._checks import format_bytes
+from rodinia_bfs.runtime.base import Device, ceil_div
+from rodinia_bfs.variants.base import GPUStep, LevelTimer
+
+#: The three ways of reaching the host's edges, the first the default.
+MODES = ("subgraph", "zero_copy", "managed")
+
+#: The most subgraph edges one copy carries (64 MiB of them).
+DEFAULT_CHUNK_EDGES = 1 << 24
+
+#: Host threads that gather a chunk (each a piece of it): NumPy's take runs without
+#: the GIL, so they gather side by side.
+DEFAULT_GATHER_THREADS = min(8, os.cpu_count() or 1)
+#: Edges below which a chunk is gathered by one thread.
+MIN_GATHER_PIECE = 1 << 16
+
+#: The most blocks one launch uses.
+MAX_BLOCKS = 1 << 20
+
+#: Bytes of a sector, what the zero-copy kernel counts its reads in.
+SECTOR_BYTES = 32
+
+#: Which direction each level takes: Beamer's rule, or one of them always (tests).
+DIRECTIONS = ("auto", "push", "pull")
+
+# [oom-rule-begin]
+#: Beamer's alpha and beta (SC 2012), as step 6.
+ALPHA, BETA = 14, 24
+
+
+def beamer_direction(current: str, n_f: int, m_f: int, m_u: int, n: int,
+                     previous_n_f: int) -> str:
+    """Push -> pull when the frontier's edges ``m_f`` outnumber ``m_u / ALPHA`` (edges
+    out of the vertices not reached yet) while the frontier grows; pull -> push when
+    its vertices ``n_f`` fall below ``n / BETA`` while it shrinks."""
+    if current == "push" and m_f * ALPHA > m_u and n_f > previous_n_f:
+        return "pull"
+    if current == "pull" and n_f * BETA < n and n_f < previous_n_f:
+        return "push"
+    return current
+# [oom-rule-end]
+
+
+# [oom-records-begin]
+class OomCounts(ctypes.Structure):
+    """``struct OomCounts`` of out_of_memory_args.h."""
+
+    _fields_ = [("vertices", ctypes.c_uint64), ("edges", ctypes.c_uint64),
+                ("read", ctypes.c_uint64), ("sectors", ctypes.c_uint64)]
+
+
+class OutOfMemoryArgs(ctypes.Structure):
+    """``struct OutOfMemoryArgs`` of out_of_memory_args.h: an address is a ``c_uint64``."""
+
+    _fields_ = [("offsets", ctypes.c_uint64), ("host_edges", ctypes.c_uint64),
+                ("in_offsets", ctypes.c_uint64), ("host_in_edges", ctypes.c_uint64),
+                ("levels", ctypes.c_uint64), ("parents", ctypes.c_uint64),
+                ("queues", ctypes.c_uint64 * 2), ("sub_offsets", ctypes.c_uint64),
+                ("counts", ctypes.c_uint64),
+                ("num_vertices", ctypes.c_int32)]
+# [oom-records-end]
+
+
+@dataclass
+class LevelRecord:
+    """What one level read and moved."""
+
+    mode: str
+    #: "push" or "pull".
+    direction: str
+    #: Vertices of the level's frontier.
+    frontier: int
+    #: The edges the level read from host memory: the frontier's out-lists (push), or
+    #: the in-lists up to where each search stopped (pull).
+    edges: int
+    #: Bytes host -> device: the gathered edges (subgraph), or the 32-byte sectors the
+    #: kernel's reads span (zero_copy, managed: at the least; a managed page migrates whole).
+    bytes_htod: int
+    #: Bytes device -> host: the frontier and its scanned offsets (subgraph).
+    bytes_dtoh: int = 0
+    #: Host milliseconds spent gathering edges (subgraph).
+    gather_ms: float = 0.0
+
+
+# [oom-memory-begin]
+def vertex_array_bytes(num_vertices: int) -> int:
+    """Device bytes of this step's vertex arrays: offsets, in-offsets and subgraph
+    offsets (8 B each, n + 1), levels, parents and two queues (4 B each)."""
+    return 8 * (num_vertices + 1) * 3 + 16 * num_vertices
+
+
+def in_memory_bytes(graph: CSRGraph) -> int:
+    """A lower bound of what a step that keeps the graph on the device needs: the CSR
+    arrays, levels, parents and a queue."""
+    return 8 * (graph.num_vertices + 1) + 4 * graph.num_edges + 12 * graph.num_vertices
+
+
+def choose_for_memory(graph: CSRGraph, limit: int | None) -> tuple[str | None, str]:
+    """What runs ``graph`` under ``limit`` bytes of device memory: ``(None, "")`` when
+    it fits (any step), ``("out_of_memory", why)`` when its edges do not but its vertex
+    arrays do; a RodiniaBFSError naming what it needs when not even those fit."""
+    if limit is None or in_memory_bytes(graph) <= limit:
+        return None, ""
+    need = vertex_array_bytes(graph.num_vertices) + 4  # and room for one edge
+    if need > limit:
+        raise RodiniaBFSError(
+            f"the graph's vertex arrays need {format_bytes(need)} of device memory, more "
+            f"than the limit of {format_bytes(limit)}")
+    return "out_of_memory", (
+        f"the graph needs {format_bytes(in_memory_bytes(graph))} on the device, more than "
+        f"the limit of {format_bytes(limit)}: out_of_memory runs it with its edges in host "
+        "memory")
+# [oom-memory-end]
+
+
+# [oom-gather-begin]
+def gather_edges(offsets: np.ndarray, targets: np.ndarray, frontier: np.ndarray,
+                 sub_offsets: np.ndarray, first: int, count: int, out: np.ndarray) -> None:
+    """Write the edges ``[first, first + count)`` of a level's subgraph into ``out``:
+    the out-lists of ``frontier``'s vertices laid end to end, ``sub_offsets`` (n_f + 1,
+    scanned on the device) saying where each begins. The ranges are built without a
+    Python loop: each edge's index in ``targets`` is its index in the chunk plus the
+    shift of its list (np.repeat), and one ``np.take`` gathers them."""
+    if count == 0:
+        return
+    end = first + count
+    lo = int(np.searchsorted(sub_offsets, first, side="right")) - 1  # list holding first
+    hi = int(np.searchsorted(sub_offsets, end, side="left"))  # lists beginning before end
+    begin = np.maximum(sub_offsets[lo:hi], first)  # each list's part in the chunk
+    stop = np.minimum(sub_offsets[lo + 1:hi + 1], end)
+    lengths = (stop - begin).astype(np.int64)
+    starts = offsets[frontier[lo:hi]] + (begin - sub_offsets[lo:hi]).astype(np.int64)
+    shift = starts - (begin - first).astype(np.int64)  # targets index - chunk index
+    index = np.repeat(shift, lengths) + np.arange(count, dtype=np.int64)
+    np.take(targets, index, out=out[:count])
+# [oom-gather-end]
+
+
+class OutOfMemoryBFS(GPUStep):
+    """Top-down levels over edges that stay in host memory, three ways."""
+
+    name = "out_of_memory"
+    kernel_file = "out_of_memory.hip"
+    returns_parents = True
+    reports_frontier_sizes = True
+
+    # [oom-setup-begin]
+    def __init__(self, device: Device, graph: CSRGraph, block_size: int = 256, *,
+                 host_edges: str = MODES[0], chunk_edges: int | None = None,
+                 memory_limit: int | None = None, direction: str = "auto",
+                 gather_threads: int = DEFAULT_GATHER_THREADS, max_blocks: int = MAX_BLOCKS):
+        super().__init__(device, graph)
+        if host_edges not in MODES:
+            raise RodiniaBFSError(
+                f"host_edges must be one of {', '.join(MODES)}, got {host_edges!r}")
+        warp = device.warp_size
+        if not warp <= block_size <= device.max_threads_per_block or block_size % warp:
+            raise RodiniaBFSError(
+                f"block_size must be a multiple of the warp size {warp} up to "
+                f"{device.max_threads_per_block}, got {block_size}")
+        if direction not in DIRECTIONS or (host_edges == "subgraph" and direction == "pull"):
+            raise RodiniaBFSError(
+                f"direction must be one of {', '.join(DIRECTIONS)} (subgraph: auto or push), "
+                f"got {direction!r}")
+        if min(max_blocks, gather_threads) < 1 or (chunk_edges is not None and chunk_edges < 1):
+            raise RodiniaBFSError(f"need max_blocks, gather_threads and chunk_edges >= 1; got "
+                                  f"{max_blocks}, {gather_threads}, {chunk_edges}")
+        self.mode, self.block_size, self.max_blocks = host_edges, block_size, max_blocks
+        self.direction = "push" if host_edges == "subgraph" else direction
+        n, m = graph.num_vertices, graph.num_edges
+        # The device holds the vertex arrays and, in subgraph mode, two chunks of edges.
+        budget = device.total_memory if memory_limit is None else min(memory_limit,
+                                                                      device.total_memory)
+        room = (budget - vertex_array_bytes(n)) // 8  # edges a chunk of two could hold
+        if room < 1:
+            raise RodiniaBFSError(
+                f"the graph's vertex arrays need {format_bytes(vertex_array_bytes(n))} of "
+                f"device memory; {format_bytes(budget)} are allowed")
+        self.chunk_edges = int(min(chunk_edges or DEFAULT_CHUNK_EDGES, room, max(m, 1)))
+        module = self._compile(self.default_defines(warp, graph))
+        self.frontier_degrees, self.expand_subgraph, self.expand_mapped, self.pull_mapped = (
+            module.get_function(f"oom_{k}")
+            for k in ("frontier_degrees", "expand_subgraph", "expand_mapped", "pull_mapped"))
+        self.prep = kernels_for(device)  # the exclusive scan of graph_prep.hip
+
+        self.degrees = graph.degrees()
+        offsets = self._upload(graph.offsets)
+        self.levels, self.parents = self._alloc(4 * n), self._alloc(4 * n)
+        self.queues = [self._alloc(4 * n), self._alloc(4 * n)]
+        self.sub_offsets = self._alloc(8 * (n + 1))
+        self.tile_sums = self._alloc(8 * ceil_div(n + 1, self.prep.scan_tile))
+        self.counts = self._alloc(ctypes.sizeof(OomCounts))
+        self.host_edges = self.host_in_edges = None  # mapped or managed copies
+        self.pool, self.gather_threads = None, gather_threads
+        in_offsets = offsets
+        if self.mode == "subgraph":
+            # The edges stay in the graph's own array; a chunk goes over at a time, two
+            # buffers each side: the host fills one while the other is copied and expanded.
+            self.sub_edges = [self._alloc(4 * self.chunk_edges) for _ in range(2)]
+            self.staging = [device.host_malloc(self.chunk_edges, np.int32) for _ in range(2)]
+            self.chunk_done = [device.event(), device.event()]
+            self.h_frontier = device.host_malloc(n, np.int32)
+            self.h_sub_offsets = device.host_malloc(n + 1, np.uint64)
+            self.pool = ThreadPoolExecutor(gather_threads) if gather_threads > 1 else None
+        else:
+            managed = self.mode == "managed"
+            self.host_edges = device.host_mapped(graph.targets, managed=managed)
+            # The in-lists of the pull levels, hubs first: those of the reverse graph,
+            # or the out-lists themselves when every arc has its partner.
+            reverse = graph.reverse()
+            symmetric = graph.is_symmetric(reverse)
+            in_lists = (graph if symmetric else reverse).hubs_first(self.degrees)
+            if not symmetric:
+                in_offsets = self._upload(in_lists.offsets)
+            self.host_in_edges = device.host_mapped(in_lists.targets, managed=managed)
+        args = OutOfMemoryArgs(
+            offsets=offsets.ptr,
+            host_edges=self.host_edges.device_ptr if self.host_edges else 0,
+            in_offsets=in_offsets.ptr,
+            host_in_edges=self.host_in_edges.device_ptr if self.host_in_edges else 0,
+            levels=self.levels.ptr, parents=self.parents.ptr,
+            queues=(ctypes.c_uint64 * 2)(*(q.ptr for q in self.queues)),
+            sub_offsets=self.sub_offsets.ptr, counts=self.counts.ptr, num_vertices=n)
+        self.args = self._upload(np.frombuffer(bytes(args), np.uint8))
+        self.h_counts_bytes = device.host_malloc(ctypes.sizeof(OomCounts), np.uint8)
+        self.h_counts = OomCounts.from_buffer(self.h_counts_bytes)
+        self.h_source = device.host_malloc(1, np.int32)
+        #: One :class:`LevelRecord` per level of the last search.
+        self.last_records: list[LevelRecord] = []
+    # [oom-setup-end]
+
+    def _reset(self, source: int) -> int:
+        """Every level and parent -1; the source at level 0, its own parent, alone in
+        the queue of level 0."""
+        dev, s = self.device, self.stream
+        dev.memset(self.levels, 0xFF, stream=s)
+        dev.memset(self.parents, 0xFF, stream=s)
+        dev.memset(self.levels.view(4 * source, 4), 0, stream=s)
+        self.h_source[0] = source
+        dev.memcpy_htod_async(self.parents.view(4 * source, 4), self.h_source, s)
+        dev.memcpy_htod_async(self.queues[0].view(0, 4), self.h_source, s)
+        return source
+
+    def _grid(self, items: int, block: int) -> int:
+        return max(1, min(ceil_div(items, block), self.max_blocks))
+
+    def _gather(self, frontier, sub_offsets, first: int, count: int, staging) -> None:
+        """Gather the subgraph's edges [first, first + count) into ``staging``, in
+        pieces on the pool's threads when the chunk is large enough to share."""
+        args = (self.graph.offsets, self.graph.targets, frontier, sub_offsets)
+        pieces = min(self.gather_threads, count // MIN_GATHER_PIECE)
+        if self.pool is None or pieces < 2:
+            gather_edges(*args, first, count, staging)
+            return
+        bounds = [first + count * k // pieces for k in range(pieces + 1)]
+        jobs = [self.pool.submit(gather_edges, *args, a, b - a, staging[a - first:])
+                for a, b in zip(bounds, bounds[1:])]
+        for job in jobs:
+            job.result()  # re-raises what a thread raised
+
+    # [oom-subgraph-level-begin]
+    def _subgraph_level(self, level: int, n_f: int) -> LevelRecord:
+        """One level of the subgraph method: degrees and their scan on the device, the
+        gather on the host, the copy, the expansion, a chunk at a time, in two buffers:
+        while the device copies and expands chunk k, the host gathers chunk k + 1."""
+        dev, s, b = self.device, self.stream, self.block_size
+        args, lvl, size = self.args, np.int32(level), np.uint32(n_f)
+        dev.launch(self.frontier_degrees, self._grid(n_f, b), b, (args, lvl, size), stream=s)
+        s.synchronize()  # the scan runs on graph_prep's stream
+        self.prep.exclusive_scan(self.sub_offsets, n_f, None, self.tile_sums)
+        dev.synchronize()
+        # The host learns which vertices, and where their lists go: 12 bytes each.
+        frontier = self.h_frontier[:n_f]
+        sub_offsets = self.h_sub_offsets[:n_f + 1]
+        dev.memcpy_dtoh_async(frontier, self.queues[level % 2].view(0, 4 * n_f), s)
+        dev.memcpy_dtoh_async(sub_offsets, self.sub_offsets.view(0, 8 * (n_f + 1)), s)
+        s.synchronize()
+        total, gather_s = int(sub_offsets[n_f]), 0.0
+        for chunk, first in enumerate(range(0, total, self.chunk_edges)):
+            count, i = min(self.chunk_edges, total - first), chunk % 2
+            if chunk >= 2:  # chunk - 2 used these buffers: wait until it is done
+                self.chunk_done[i].synchronize()
+            started = time.perf_counter()
+            self._gather(frontier, sub_offsets, first, count, self.staging[i])
+            gather_s += time.perf_counter() - started
+            dev.memcpy_htod_async(self.sub_edges[i].view(0, 4 * count),
+                                  self.staging[i][:count], s)
+            dev.launch(self.expand_subgraph, self._grid(count, b), b,
+                       (args, self.sub_edges[i], lvl, size, np.uint64(first),
+                        np.uint64(count)), stream=s)
+            self.chunk_done[i].record(s)
+        return LevelRecord(self.mode, "push", n_f, total, 4 * total, 12 * n_f + 8,
+                           1000.0 * gather_s)
+    # [oom-subgraph-level-end]
+
+    # [oom-host-loop-begin]
+    def _host_loop(self, source: int, timer: LevelTimer) -> BFSResult:
+        dev, s, n = self.device, self.stream, self.graph.num_vertices
+        level, n_f, m_f, found = 0, 1, int(self.degrees[source]), 1
+        m_u = self.graph.num_edges - m_f  # edges out of the vertices not reached yet
+        direction, previous, sizes, records = "push", 0, [], []
+        while n_f > 0:
+            sizes.append(n_f)
+            dev.memset(self.counts, 0, stream=s)  # the next frontier starts empty
+            if self.direction == "auto":
+                direction = beamer_direction(direction, n_f, m_f, m_u, n, previous)
+            else:
+                direction = self.direction
+            b, lvl = self.block_size, np.int32(level)
+            if self.mode == "subgraph":
+                record = self._subgraph_level(level, n_f)
+            elif direction == "pull":
+                dev.launch(self.pull_mapped, self._grid(n * dev.warp_size, b), b,
+                           (self.args, lvl), stream=s)
+            else:
+                dev.launch(self.expand_mapped, self._grid(n_f * dev.warp_size, b), b,
+                           (self.args, lvl, np.uint32(n_f)), stream=s)
+            dev.memcpy_dtoh_async(self.h_counts_bytes, self.counts, s)
+            s.synchronize()
+            if self.mode != "subgraph":
+                c = self.h_counts
+                record = LevelRecord(self.mode, direction, n_f, int(c.read),
+                                     SECTOR_BYTES * int(c.sectors))
+            records.append(record)
+            previous, n_f, m_f = n_f, int(self.h_counts.vertices), int(self.h_counts.edges)
+            m_u -= m_f
+            level += 1
+            timer.end_level()
+            found += n_f  # each vertex is found once
+            self._runaway_guard(level, found, n, "vertices found")
+        self.last_records = records
+        return BFSResult(iterations=level, frontier_sizes=sizes)
+    # [oom-host-loop-end]
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+            self.pool = None
+        for mapped in (self.host_edges, self.host_in_edges):
+            if mapped is not None:
+                mapped.close()
+        self.host_edges = self.host_in_edges = None
+        super().close()

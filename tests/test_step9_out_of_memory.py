@@ -1,0 +1,365 @@
+"""Step 9 (out_of_memory): what is special to it beyond the step contract.
+
+Every mode against the reference on the emulator (warp 32 and 64) with small chunks, so
+that a level's subgraph takes many copies; the bytes each level moves; the host gather
+against a plain loop; the argument records against the header; the memory-cap
+decision; compile checks; and, marked gpu, every mode on a GPU.
+"""
+
+import ctypes
+
+import numpy as np
+import pytest
+
+from rodinia_bfs.errors import DeviceError, RodiniaBFSError
+from rodinia_bfs.graphs.csr import CSRGraph
+from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker
+from rodinia_bfs.kernels import kernel_headers, kernel_source
+from rodinia_bfs.reference import bfs_reference
+from rodinia_bfs.variants.out_of_memory import (
+    DIRECTIONS, MODES, OomCounts, OutOfMemoryArgs, OutOfMemoryBFS, choose_for_memory, gather_edges,
+    in_memory_bytes, vertex_array_bytes)
+
+from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources,
+                     hiprtc_or_skip, nvrtc_or_skip, sources_of, tiny_graphs)
+
+
+def _graphs():
+    return {
+        "awkward": awkward_graph,
+        "kronecker-9": lambda: kronecker(9, seed=3, progress=False),
+        "hubs-30x30": lambda: grid_with_hubs(30, 30, seed=2),
+        "grid-23x17": lambda: grid2d(23, 17),
+    }
+
+
+#: Each mode with each direction it takes: the subgraph mode pushes every level.
+MODE_DIRECTIONS = [("subgraph", "auto"), ("subgraph", "push"),
+                   *((m, d) for m in ("zero_copy", "managed") for d in DIRECTIONS)]
+
+
+@pytest.mark.parametrize("mode, direction", MODE_DIRECTIONS)
+@pytest.mark.parametrize("name", sorted(_graphs()))
+def test_every_mode_matches_the_reference(device, mode, direction, name):
+    """Chunks of 37 edges (subgraph): a hub's list spans several copies."""
+    graph = _graphs()[name]()
+    extra = AWKWARD_SOURCES if name == "awkward" else ()
+    with OutOfMemoryBFS(device, graph, host_edges=mode, chunk_edges=37, block_size=64,
+                        max_blocks=2, direction=direction) as step:
+        check_sources(step, sorted(set(sources_of(graph)) | set(extra)))
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_gather_threads(device, threads, monkeypatch):
+    """A chunk gathered in pieces on several threads, each piece a few edges: the same
+    answer and the same bytes as one thread."""
+    from rodinia_bfs.variants import out_of_memory
+
+    monkeypatch.setattr(out_of_memory, "MIN_GATHER_PIECE", 2)
+    graph = kronecker(9, seed=3, progress=False)
+    source = int(np.argmax(graph.degrees()))
+    with OutOfMemoryBFS(device, graph, chunk_edges=1000, gather_threads=threads) as step:
+        check_run(step, source, step.run(source))
+        assert ([r.bytes_htod for r in step.last_records]
+                == [4 * e for e in _frontier_edges(graph, source)])
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("name", sorted(tiny_graphs()))
+def test_tiny_graphs(device, mode, name):
+    graph = tiny_graphs()[name]
+    with OutOfMemoryBFS(device, graph, host_edges=mode) as step:
+        check_sources(step, sorted({0, graph.num_vertices - 1}))
+
+
+def _frontier_edges(graph: CSRGraph, source: int) -> list[int]:
+    """The out-edges of each level's frontier, from the reference."""
+    levels = bfs_reference(graph, source).levels
+    degrees = graph.degrees()
+    return [int(degrees[levels == k].sum()) for k in range(int(levels.max()) + 1)]
+
+
+@pytest.mark.parametrize("source", [0, 900, 5])
+def test_subgraph_moves_the_frontier_edges_only(device, source):
+    """Subgraph mode: each level copies 4 bytes per out-edge of its frontier, no more."""
+    graph = awkward_graph()
+    with OutOfMemoryBFS(device, graph, host_edges="subgraph", chunk_edges=50) as step:
+        run = step.run(source)
+        check_run(step, source, run)
+        records = step.last_records
+    expected = _frontier_edges(graph, source)
+    assert [r.edges for r in records] == expected
+    assert [r.bytes_htod for r in records] == [4 * e for e in expected]
+    assert [r.frontier for r in records] == run.frontier_sizes
+    assert all(r.mode == "subgraph" and r.bytes_dtoh == 12 * r.frontier + 8 for r in records)
+    assert sum(r.bytes_htod for r in records) <= 4 * graph.num_edges
+
+
+@pytest.mark.parametrize("mode", ["zero_copy", "managed"])
+def test_mapped_modes_count_sectors(device, mode):
+    """zero_copy and managed: a level's bytes are the 32-byte sectors its lists span,
+    which a host loop over the frontier counts the same way."""
+    graph = grid_with_hubs(30, 30, seed=2)
+    source = int(np.argmax(graph.degrees()))
+    with OutOfMemoryBFS(device, graph, host_edges=mode, direction="push") as step:
+        run = step.run(source)
+        check_run(step, source, run)
+        records = step.last_records
+    levels = run.levels
+    for k, record in enumerate(records):
+        sectors = 0
+        for v in np.flatnonzero(levels == k):
+            begin, end = int(graph.offsets[v]), int(graph.offsets[v + 1])
+            if end > begin:
+                sectors += (end + 7) // 8 - begin // 8
+        assert record.bytes_htod == 32 * sectors
+        assert record.edges == int(graph.degrees()[levels == k].sum())
+        assert record.mode == mode
+
+
+@pytest.mark.parametrize("mode", ["zero_copy", "managed"])
+def test_pull_levels_stop_early(device, mode):
+    """Beamer's rule pulls the wide levels of a Kronecker graph; a pull level reads each
+    unreached vertex's in-list (hubs first) a warp's width at a time up to the chunk
+    that holds its first in-neighbour on the frontier: a host model of that gives the
+    same edges and sectors, and fewer edges than whole lists."""
+    graph = kronecker(9, seed=3, progress=False)  # undirected: in-lists = out-lists
+    source = int(np.argmax(graph.degrees()))
+    with OutOfMemoryBFS(device, graph, host_edges=mode) as step:
+        run = step.run(source)
+        check_run(step, source, run)
+        records = step.last_records
+    assert "pull" in [r.direction for r in records]
+    in_lists = graph.hubs_first(graph.degrees())
+    warp, levels, pulled, lists = device.warp_size, run.levels, 0, 0
+    for k, record in enumerate(records):
+        if record.direction != "pull":
+            continue
+        read = sectors = whole = 0
+        for v in np.flatnonzero((levels > k) | (levels < 0)):  # not reached before level k
+            begin, end = int(in_lists.offsets[v]), int(in_lists.offsets[v + 1])
+            hits = np.flatnonzero(levels[in_lists.targets[begin:end]] == k)
+            stop = min(end, begin + (hits[0] // warp + 1) * warp) if hits.size else end
+            read += stop - begin
+            whole += end - begin
+            if stop > begin:
+                sectors += (stop + 7) // 8 - begin // 8
+        assert (record.edges, record.bytes_htod) == (read, 32 * sectors)
+        pulled, lists = pulled + read, lists + whole
+    assert pulled < lists
+
+
+def test_gather_matches_a_plain_loop():
+    """The vectorised gather against the lists copied one by one, over every chunking."""
+    graph = awkward_graph()
+    rng = np.random.default_rng(1)
+    frontier = rng.choice(graph.num_vertices, 200, replace=False).astype(np.int32)
+    degrees = graph.degrees()[frontier].astype(np.uint64)
+    sub_offsets = np.concatenate([[0], np.cumsum(degrees)]).astype(np.uint64)
+    expected = np.concatenate([graph.targets[graph.offsets[v]:graph.offsets[v + 1]]
+                               for v in frontier])
+    total = int(sub_offsets[-1])
+    assert total == expected.size
+    for chunk in (1, 7, 64, total):
+        out = np.full(chunk, -5, np.int32)
+        got = []
+        for first in range(0, total, chunk):
+            count = min(chunk, total - first)
+            gather_edges(graph.offsets, graph.targets, frontier, sub_offsets, first, count, out)
+            got.append(out[:count].copy())
+        np.testing.assert_array_equal(np.concatenate(got), expected)
+
+
+def _layout_probe(records) -> tuple[str, int]:
+    """A kernel that writes sizeof of each record and offset and size of each field."""
+    lines, probes = [], []
+    for r, record in enumerate(records):
+        c = record.__name__
+        probes.append(f"    {c} probe{r};")
+        lines.append(f"sizeof({c})")
+        for field, _ in record._fields_:
+            lines += [f"(char*)&probe{r}.{field} - (char*)&probe{r}", f"sizeof(probe{r}.{field})"]
+    body = "\n".join(probes + [f"    out[{i}] = (bfs_u64)({e});" for i, e in enumerate(lines)])
+    return ('#include "bfs_common.h"\n#include "out_of_memory_args.h"\n'
+            f'extern "C" __global__ void layout(bfs_u64* out)\n{{\n{body}\n}}\n'), len(lines)
+
+
+def test_argument_records_match_the_header(device):
+    records = [OomCounts, OutOfMemoryArgs]
+    source, count = _layout_probe(records)
+    module = device.compile(source, "oom_layout_probe.hip", headers=kernel_headers())
+    out = device.malloc(8 * count)
+    try:
+        device.launch(module.get_function("layout"), 1, 1, (out,))
+        device.synchronize()
+        c_side = device.from_device(out, count, np.uint64).tolist()
+    finally:
+        device.free(out)
+    host_side = []
+    for record in records:
+        host_side.append(ctypes.sizeof(record))
+        for field, _ in record._fields_:
+            host_side += [getattr(record, field).offset, getattr(record, field).size]
+    assert c_side == host_side
+
+
+def test_host_mapped_copies_the_array(device):
+    array = np.arange(1000, dtype=np.int32)
+    for managed in (False, True):
+        mapped = device.host_mapped(array, managed=managed)
+        np.testing.assert_array_equal(mapped.array, array)
+        assert mapped.device_ptr and mapped.nbytes == array.nbytes
+        assert mapped.kind == ("managed" if managed else "mapped")
+        mapped.close()
+        assert mapped.array is None
+
+
+# -- the memory cap ----------------------------------------------------------------------
+
+def test_cap_decision():
+    graph = kronecker(10, seed=5, progress=False)
+    need, vertices = in_memory_bytes(graph), vertex_array_bytes(graph.num_vertices)
+    assert vertices < need
+    assert choose_for_memory(graph, None) == (None, "")
+    assert choose_for_memory(graph, need) == (None, "")
+    name, why = choose_for_memory(graph, need - 1)
+    assert name == "out_of_memory" and "host memory" in why
+    assert choose_for_memory(graph, vertices + 4)[0] == "out_of_memory"
+    with pytest.raises(RodiniaBFSError, match=r"vertex arrays need \d+ bytes .* more than the limit"):
+        choose_for_memory(graph, vertices + 3)
+
+
+def test_cli_cap_runs_step_9(tmp_path, capsys):
+    """--gpu-memory-limit below the graph's need and no variant: step 9 runs, says so,
+    and validates; below the vertex arrays: one line and a non-zero exit."""
+    from rodinia_bfs.cli import main
+    from rodinia_bfs.graphs.formats import save_graph
+
+    graph = kronecker(8, seed=1, progress=False)  # 32 arcs a vertex: the edges dominate
+    path = tmp_path / "kronecker.mtx"
+    save_graph(graph, path)
+    source = int(np.flatnonzero(graph.degrees())[5])
+    limit = str(in_memory_bytes(graph) - 1)
+    assert main(["run", str(path), "--backend", "cpu", "--source", str(source), "--validate",
+                 "--gpu-memory-limit", limit, "--host-edges", "zero_copy"]) == 0
+    out = capsys.readouterr().out
+    assert "out_of_memory runs it with its edges in host memory" in out
+    assert f"out_of_memory: source {source}" in out and "validation passed" in out
+    assert main(["run", str(path), "--backend", "cpu", "--gpu-memory-limit", "100"]) != 0
+    assert "vertex arrays need" in capsys.readouterr().err
+
+
+def test_cli_host_edges_is_step_9s(tmp_path, capsys):
+    from rodinia_bfs.cli import main
+
+    assert main(["run", "--backend", "cpu", "--variant", "queue", "--host-edges",
+                 "managed"]) != 0
+    assert "--host-edges is used only by the variant out_of_memory; not by queue" in capsys.readouterr().err
+
+
+def test_limit_sizes_the_chunk(device):
+    graph = grid2d(23, 17)
+    limit = vertex_array_bytes(graph.num_vertices) + 8 * 10  # two chunks of 10 edges
+    with OutOfMemoryBFS(device, graph, memory_limit=limit) as step:
+        assert step.chunk_edges == 10
+        check_run(step, 3, step.run(3))
+    with pytest.raises(RodiniaBFSError, match="vertex arrays need"):
+        OutOfMemoryBFS(device, graph, memory_limit=vertex_array_bytes(graph.num_vertices))
+
+
+def test_bad_options(device):
+    graph = grid2d(4, 4)
+    with pytest.raises(RodiniaBFSError, match="host_edges must be one of"):
+        OutOfMemoryBFS(device, graph, host_edges="disk")
+    with pytest.raises(RodiniaBFSError, match="multiple of the warp size"):
+        OutOfMemoryBFS(device, graph, block_size=device.warp_size + 1)
+    with pytest.raises(RodiniaBFSError, match="direction must be one of"):
+        OutOfMemoryBFS(device, graph, host_edges="subgraph", direction="pull")
+    with pytest.raises(RodiniaBFSError, match="chunk_edges >= 1"):
+        OutOfMemoryBFS(device, graph, chunk_edges=0)
+    with pytest.raises(RodiniaBFSError, match="gather_threads"):
+        OutOfMemoryBFS(device, graph, gather_threads=0)
+
+
+def test_runaway_guard(device, monkeypatch):
+    """A kernel that never stops finding vertices ends in a clear error."""
+    graph = grid2d(5, 5)
+    with OutOfMemoryBFS(device, graph, host_edges="zero_copy") as step:
+        real = OomCounts.vertices
+
+        def broken(self):  # the counts always say one more vertex was found
+            return 1
+        monkeypatch.setattr(OomCounts, "vertices", property(broken))
+        with pytest.raises(DeviceError, match="did not finish"):
+            step.run(0)
+        monkeypatch.setattr(OomCounts, "vertices", real)
+
+
+# -- compile checks ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("arch, warp", [("gfx90a", 64), ("gfx1030", 32)])
+def test_compiles_with_hiprtc(arch, warp):
+    hiprtc = hiprtc_or_skip()
+    code = hiprtc.compile_for_arch(kernel_source(OutOfMemoryBFS.kernel_file), arch,
+                                   OutOfMemoryBFS.kernel_file,
+                                   OutOfMemoryBFS.default_defines(warp), headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_compiles_with_nvrtc(arch):
+    nvrtc = nvrtc_or_skip()
+    cubin = nvrtc.compile_for_arch(kernel_source(OutOfMemoryBFS.kernel_file), arch,
+                                   OutOfMemoryBFS.kernel_file,
+                                   OutOfMemoryBFS.default_defines(32), headers=kernel_headers())
+    assert cubin[:4] == b"\x7fELF"
+
+
+# -- on a GPU --------------------------------------------------------------------------------
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("mode", MODES)
+def test_every_mode_on_a_gpu(gpu, mode):
+    """Mapped host memory, managed memory and the subgraph copies on a real device."""
+    for graph in (awkward_graph(), kronecker(14, seed=2, progress=False)):
+        with OutOfMemoryBFS(gpu, graph, host_edges=mode, chunk_edges=4096) as step:
+            check_sources(step, sources_of(graph))
+            if mode == "subgraph":
+                source = sources_of(graph)[-1]
+                step.run(source)
+                assert ([r.bytes_htod for r in step.last_records]
+                        == [4 * e for e in _frontier_edges(graph, source)])
+
+
+# -- the measurement ---------------------------------------------------------------------
+
+def test_benchmark_runs_on_the_emulator(tmp_path):
+    """benchmarks/out_of_memory.py on a graph file: every mode validated, bytes per level
+    that add up to the total, the copy bandwidth, JSON and markdown."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from rodinia_bfs.graphs.formats import save_graph
+
+    root = Path(__file__).resolve().parents[1]
+    graph = awkward_graph()
+    path = tmp_path / "awkward.mtx"
+    save_graph(graph, path)
+    out = tmp_path / "out"
+    command = [sys.executable, str(root / "benchmarks" / "out_of_memory.py"), str(path),
+               "--backend", "cpu", "--sources", "2", "--repeats", "1", "--copy-mib", "1",
+               "--in-memory", "queue", "--chunk-edges", "100", "-o", str(out)]
+    subprocess.run(command, check=True, capture_output=True, text=True, timeout=600)
+    results = json.loads((out / "out_of_memory.json").read_text())
+    assert results["copy"]["gb_per_s_median"] > 0
+    (entry,) = results["graphs"]
+    assert entry["in_memory"]["validated"] and set(entry["modes"]) == set(MODES)
+    for mode, m in entry["modes"].items():
+        assert m["validated"] and m["median_ms"] > 0
+        for p in m["per_source"]:
+            assert len(p["bytes_htod"]) == p["levels"] == len(p["frontier"])
+            if mode == "subgraph":
+                assert p["bytes_htod"] == [4 * e for e in p["edges"]]
+    assert "| awkward | out_of_memory subgraph |" in (out / "table.md").read_text()
