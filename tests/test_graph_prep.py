@@ -57,7 +57,7 @@ def shuffled_symmetric(n: int, m: int, seed: int) -> CSRGraph:
     rng = np.random.default_rng(seed)
     a, b = rng.integers(0, n, m), rng.integers(0, n, m)
     graph = CSRGraph.from_edges(np.concatenate([a, b]), np.concatenate([b, a]), n)
-    lists = [rng.permutation(graph.neighbors(v)) for v in range(n)]
+    lists = [rng.permutation(np.array(graph.neighbors(v))) for v in range(n)]
     return CSRGraph(graph.offsets, np.concatenate(lists).astype(np.int32), name="shuffled")
 
 
