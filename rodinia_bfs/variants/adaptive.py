@@ -76,6 +76,8 @@ class AdaptiveBFS(PersistentBFS):
 
     name = "adaptive"
     kernel_file = "adaptive.hip"
+    #: Step 6's kernel runs the levels of a large frontier: step 5's grid is not built.
+    grid_kernel = "push_pull_bfs"
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
@@ -119,9 +121,6 @@ class AdaptiveBFS(PersistentBFS):
             prepared.free()
             raise
         self._memory.buffers += prepared.buffers  # freed with the step's own
-        self.grid = self._module.get_function("push_pull_bfs")
-        blocks = device.cooperative_grid(self.grid, self.block_size)
-        self.grid_blocks = min(blocks, options.get("max_grid_blocks") or blocks)
         n = graph.num_vertices
         self.degrees = graph.degrees()  # the source's: its queue at level 0 (_reset)
         self.symmetric, self.active_count = inputs.symmetric, inputs.active_count

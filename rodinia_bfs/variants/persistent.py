@@ -1,6 +1,7 @@
 """Step 5: one launch, many levels (host side).
 
-The kernels are in ``hip_kernels/persistent.hip``. ``persistent_single`` is one block that
+The grid's kernel is in ``hip_kernels/persistent.hip``, the single block's in
+``hip_kernels/single_block.h``. ``persistent_single`` is one block that
 runs level after level while the frontier fits its shared memory; ``persistent_grid`` is a
 cooperative launch that runs the levels of a larger frontier with step 4's queues and a
 grid-wide barrier between levels. Each leaves a ``Control`` record saying where it
@@ -72,9 +73,16 @@ BLOCK_SIZE = 1024
 #: counters, and what the compiler reserves (1 KiB per block on recent NVIDIA GPUs).
 SB_STATIC_EXTRA = 2048
 
-#: The Control record (persistent.hip): six 4-byte fields, an 8-byte one and two more
-#: 4-byte ones, and its modes.
-CONTROL_BYTES = 40
+# [persistent-control-py-begin]
+#: The Control record (single_block.h), field for field; ``align=True`` lays it out as a
+#: C compiler does (tests/test_kernel_structure.py checks it against the header). And
+#: its modes.
+CONTROL = np.dtype([
+    ("mode", "<u4"), ("level", "<i4"), ("source", "<i4"), ("enqueued", "<u4"),
+    ("pieces", "<u4"), ("previous", "<u4"), ("visited_edges", "<u8"), ("log_to", "<u4"),
+    ("log_level", "<i4"),
+], align=True)
+# [persistent-control-py-end]
 MODE_SINGLE, MODE_GRID, MODE_DONE, MODE_RUNAWAY, MODE_FAILED = 1, 2, 3, 4, 5
 #: The single block's `start` argument for a launch that carries on from the Control
 #: record (the first launch of a search passes the source instead).
@@ -84,10 +92,10 @@ CARRY_ON = np.int32(-1)
 #: rows.
 STAMP_SINGLE_BY_WARP, STAMP_SINGLE_BY_ROW = 7, 8
 
-#: What a profile run records at the start of each level (LevelStamp in persistent.hip).
+#: What a profile run records at the start of each level (LevelStamp in single_block.h).
 LEVEL_STAMP = np.dtype([("clock", "<u8"), ("kernel", "<u4"), ("entries", "<u4")])
 
-#: An edge with its target's adjacency list (EdgeRecord in persistent.hip): 16 bytes.
+#: An edge with its target's adjacency list (EdgeRecord in single_block.h): 16 bytes.
 EDGE_RECORD = np.dtype([("vertex", "<i4"), ("degree", "<u4"), ("begin", "<i8")])
 
 
@@ -134,7 +142,7 @@ def graph_defaults(graph: CSRGraph | None) -> dict:
 
 def build_rows(graph: CSRGraph, width: int) -> np.ndarray:
     """Row v: vertex v's neighbours, padded with -1 to ``width`` entries (Row in
-    persistent.hip)."""
+    single_block.h)."""
     n = graph.num_vertices
     rows = np.full((max(n, 1), width), -1, np.int32)
     degrees = graph.degrees()
@@ -160,6 +168,8 @@ class PersistentBFS(GPUStep):
 
     name = "persistent"
     kernel_file = "persistent.hip"
+    #: The kernel that runs the levels of a large frontier.
+    grid_kernel = "persistent_grid"
     returns_parents = True
     # ``iterations`` is the number of levels the kernels ran, as in the steps before,
     # although the host loop goes round once per batch of kernels, not once per level.
@@ -222,7 +232,7 @@ class PersistentBFS(GPUStep):
                    bytes_per_edge=20 if edge_records else 4)
         module = self._compile(defines)
         self.single = module.get_function("persistent_single")
-        self.grid = module.get_function("persistent_grid")
+        self.grid = module.get_function(self.grid_kernel)
         self.flush = module.get_function("persistent_flush")
         blocks = device.cooperative_grid(self.grid, block_size)
         self.grid_blocks = min(blocks, max_grid_blocks or blocks)
@@ -254,7 +264,7 @@ class PersistentBFS(GPUStep):
         self.larges = self._alloc(2 * 8 * self.large_capacity)
         self.counts = self._alloc(3 * len(balanced.QUEUES) * balanced.COUNTER_STRIDE * 4)
         self.overflow = self._alloc(4 * self.overflow_capacity)  # the single block's spill
-        self.control = self._alloc(CONTROL_BYTES)  # the Control record
+        self.control = self._alloc(CONTROL.itemsize)  # the Control record
         # A GridBarrier per grid launch of a batch. A barrier is as good as new after any
         # number of whole crossings, so one memset per search does for every batch.
         self.barriers = self.cleared.view(bitmap_bytes, GRID_BARRIER_BYTES * rounds)
@@ -269,7 +279,7 @@ class PersistentBFS(GPUStep):
             [self.log_entries, self.log_levels, self.control, self.levels, self.parents,
              np.int32(n)]) if log else None
         # Pinned host memory: the Control record comes back there.
-        self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.int32)
+        self.h_control = device.host_malloc(1, CONTROL)
     # [persistent-setup-end]
 
     @staticmethod
@@ -388,7 +398,9 @@ class PersistentBFS(GPUStep):
             dev.memcpy_dtoh_async(self.h_control, self.control, stream)
             stream.synchronize()  # the one wait of a batch: where did the kernels stop?
             self.last_host_waits += 1
-            mode, level, _, enqueued, pieces = self.h_control[:5].tolist()
+            control = self.h_control[0]
+            mode, level = int(control["mode"]), int(control["level"])
+            enqueued, pieces = int(control["enqueued"]), int(control["pieces"])
             if mode == MODE_DONE:
                 break
             if mode == MODE_RUNAWAY:  # the kernels' guard: what a working BFS cannot reach
