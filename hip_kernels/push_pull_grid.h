@@ -38,12 +38,11 @@
 #define ADAPTIVE_HANDOFF 0
 #endif
 #if ADAPTIVE_HANDOFF
-#define HANDOFF_PARAMS , Control *control, bfs_u32 *visited, LevelStamp *stamps, bfs_u32 stamp_capacity
 // A grid barrier gave up: mark the search failed, so that no kernel launched behind this
 // one carries on from a half-finished level, and leave.
 #define GIVE_UP()                                                                     \
     do {                                                                              \
-        if (threadIdx.x == 0) atomicExch(&control->mode, (bfs_u32)MODE_FAILED);       \
+        if (threadIdx.x == 0) atomicExch(&a.control->mode, (bfs_u32)MODE_FAILED);     \
         return;                                                                       \
     } while (0)
 #define STAMP_PULL 6  // LevelStamp.kernel of a bottom-up level (MODE_GRID: top-down)
@@ -54,12 +53,62 @@
 #error "HAND_BACK_AFTER must be at least 1"
 #endif
 #else
-#define HANDOFF_PARAMS
 #define GIVE_UP() return
 #endif
 // [push-pull-handoff-end]
 
 #include "bottom_up.h"
+
+// [push-pull-args-begin]
+// The kernel's arguments: one record in device memory (a launch passes its address),
+// which the host fills in once per graph, and before each search with the fields that
+// change with the source. PushPullArgs in rodinia_bfs/variants/push_pull.py describes it
+// field by field. Step 7's three pointers are null in step 6.
+struct Control;     // step 7: single_block.h
+struct LevelStamp;  // likewise
+struct PushPullArgs {
+    const edge_t* offsets;     // the graph's out-edges
+    const vertex_t* edges;
+    const edge_t* in_offsets;  // its in-edges, hubs first (bottom-up sweeps)
+    const vertex_t* in_edges;
+    const vertex_t* active;    // the vertices that have in-edges, active_count of them
+    level_t* levels;
+    vertex_t* parents;
+    vertex_t* small_0;         // the two queue sets (step 4's queues)
+    vertex_t* medium_0;
+    Piece* large_0;
+    vertex_t* small_1;
+    vertex_t* medium_1;
+    Piece* large_1;
+    bfs_u32* bitmaps;          // three bitmaps of `words` words
+    bfs_u32* counts;           // COUNTER_SETS sets of queue lengths, count_words in all
+    bfs_u64* tallies;          // COUNTER_SETS tallies, tally_words in all
+    bfs_u32* records;          // per level: n_f, and the direction in bit 31
+    bfs_u64* clocks;           // device_clock() per level, with record_clocks
+    bfs_u32* status;           // what the host reads back (STATUS_LEVELS, STATUS_ERROR)
+    GridBarrier* barrier;
+    bfs_u64* path_counts;      // with COUNT_PATHS, path_words of them
+    Control* control;          // step 7: where the single block stopped, or this kernel
+    bfs_u32* visited;          // step 7: the single block's visited bitmap
+    LevelStamp* stamps;        // step 7: which kernel ran each level, stamp_capacity of them
+    bfs_u64 num_edges;
+    bfs_u64 source_edges;      // per search: the source's degree
+    vertex_t num_vertices;
+    bfs_u32 active_count;
+    bfs_u32 large_capacity;
+    bfs_u32 words;
+    bfs_u32 record_clocks;
+    bfs_u32 count_words;
+    bfs_u32 tally_words;
+    bfs_u32 path_words;
+    bfs_u32 stamp_capacity;
+    bfs_u32 small_count;       // per search: the source's queue (see the reset below)
+    bfs_u32 medium_count;
+    bfs_u32 large_count;
+    vertex_t source;           // per search; step 7: -1 carries on from the Control record
+};
+// [push-pull-args-end]
+
 
 // Directions, as the per-level record stores them (bit 31 of the entry).
 #define TOP_DOWN 0
@@ -184,27 +233,15 @@ __device__ inline void empty_local_queues(LocalQueues& local)
 
 // [push-pull-kernel-begin]
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
-              const edge_t* in_offsets, const vertex_t* in_edges,
-              const vertex_t* active, bfs_u32 active_count,
-              vertex_t num_vertices, bfs_u64 num_edges, bfs_u64 source_edges,
-              level_t* levels, vertex_t* parents,
-              vertex_t* small_0, vertex_t* medium_0, Piece* large_0,
-              vertex_t* small_1, vertex_t* medium_1, Piece* large_1,
-              bfs_u32 small_count, bfs_u32 medium_count, bfs_u32 large_count,
-              bfs_u32 large_capacity, bfs_u32* bitmaps, bfs_u32 words,
-              bfs_u32* counts, bfs_u64* tallies, bfs_u32* records,
-              bfs_u64* clocks, bfs_u32 record_clocks,
-              bfs_u32* status, GridBarrier* barrier, bfs_u64* path_counts,
-              vertex_t source, bfs_u32 count_words, bfs_u32 tally_words, bfs_u32 path_words
-              HANDOFF_PARAMS)
+push_pull_bfs(const PushPullArgs* args)
 {
+    const PushPullArgs a = *args;  // read once; every field stays in registers
 #if ADAPTIVE_HANDOFF
     // The first launch of a search has its source and starts it (below, as step 6
     // does); a later one has source -1 and carries on from the Control record, or
     // returns at once when it is not its turn.
-    const bool fresh = source >= 0;
-    if (!fresh && control->mode != MODE_GRID) return;  // the same for every block
+    const bool fresh = a.source >= 0;
+    if (!fresh && a.control->mode != MODE_GRID) return;  // the same for every block
 #endif
     __shared__ LocalQueues local;
     __shared__ bfs_u64 block_tally[2];
@@ -219,9 +256,9 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
     const bfs_u32 warps = gridDim.x * WARPS_PER_BLOCK;
     const bfs_u32 thread = blockIdx.x * BLOCK_SIZE + threadIdx.x;
     const bfs_u32 warp = blockIdx.x * WARPS_PER_BLOCK + warp_id();
-    vertex_t* const small_queues[2] = {small_0, small_1};
-    vertex_t* const medium_queues[2] = {medium_0, medium_1};
-    Piece* const large_queues[2] = {large_0, large_1};
+    vertex_t* const small_queues[2] = {a.small_0, a.small_1};
+    vertex_t* const medium_queues[2] = {a.medium_0, a.medium_1};
+    Piece* const large_queues[2] = {a.large_0, a.large_1};
     SearchState st;
 
 #if ADAPTIVE_HANDOFF
@@ -231,21 +268,21 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         // [adaptive-resume-begin]
         // Carry on from where the single block stopped: the frontier of `level` is in the
         // queue set of parity level % 2, counted in counter set level % 3 (step 5's layout).
-        const level_t start_level = control->level;
-        const bfs_u32* start_counts = counts + (start_level % 3) * QUEUES * COUNTER_STRIDE;
+        const level_t start_level = a.control->level;
+        const bfs_u32* start_counts = a.counts + (start_level % 3) * QUEUES * COUNTER_STRIDE;
         st = SearchState{start_level, start_level % 2, 0, TOP_DOWN, 0, 0,
                          load_fresh(&start_counts[SMALL * COUNTER_STRIDE]),
                          load_fresh(&start_counts[MEDIUM * COUNTER_STRIDE]),
                          load_fresh(&start_counts[LARGE * COUNTER_STRIDE]), 0, 0,
-                         control->previous, 0, control->enqueued, control->pieces};
+                         a.control->previous, 0, a.control->enqueued, a.control->pieces};
         st.enqueued += st.small_count + st.medium_count;
         st.pieces += st.large_count;
-        if (thread == 0) status[STATUS_ERROR] = 0;
-        if (!grid_sync(barrier)) GIVE_UP();  // everyone has read the counts cleared below
-        for (bfs_u32 w = thread; w < 3 * words; w += threads) bitmaps[w] = 0;
-        for (bfs_u32 i = thread; i < count_words; i += threads) counts[i] = 0;
-        for (bfs_u32 i = thread; i < tally_words; i += threads) tallies[i] = 0;
-        if (!grid_sync(barrier)) GIVE_UP();
+        if (thread == 0) a.status[STATUS_ERROR] = 0;
+        if (!grid_sync(a.barrier)) GIVE_UP();  // everyone has read the counts cleared below
+        for (bfs_u32 w = thread; w < 3 * a.words; w += threads) a.bitmaps[w] = 0;
+        for (bfs_u32 i = thread; i < a.count_words; i += threads) a.counts[i] = 0;
+        for (bfs_u32 i = thread; i < a.tally_words; i += threads) a.tallies[i] = 0;
+        if (!grid_sync(a.barrier)) GIVE_UP();
         // The counts of Beamer's rule: n_f and m_f over the queues (a large vertex counts
         // once, with piece 0); m_u from the Control record, which counts the edges of the
         // levels before this one.
@@ -262,15 +299,15 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
                 v = large[i - st.small_count - st.medium_count].vertex;
             if (v < 0) continue;
             frontier.vertices += 1;
-            frontier.edges += (bfs_u64)(offsets[v + 1] - offsets[v]);
+            frontier.edges += (bfs_u64)(a.offsets[v + 1] - a.offsets[v]);
         }
-        bfs_u64* const sums = tallies + 2 * TALLY_STRIDE;  // the third set, slots 0-1
+        bfs_u64* const sums = a.tallies + 2 * TALLY_STRIDE;  // the third set, slots 0-1
         add_tally(frontier, block_tally, sums);
-        if (!grid_sync(barrier)) GIVE_UP();
+        if (!grid_sync(a.barrier)) GIVE_UP();
         st.frontier_vertices = load_fresh(&sums[0]);
         st.frontier_edges = load_fresh(&sums[1]);
-        const bfs_u64 seen = control->visited_edges + st.frontier_edges;
-        st.unvisited_edges = num_edges > seen ? num_edges - seen : 0;
+        const bfs_u64 seen = a.control->visited_edges + st.frontier_edges;
+        st.unvisited_edges = a.num_edges > seen ? a.num_edges - seen : 0;
         // [adaptive-resume-end]
     } else  // a fresh search: step 6's start below
 #endif
@@ -280,36 +317,37 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         // nothing else, where a memset or a copy per buffer would cost it a call each.
         // Every level and parent -1 but the source's, every bitmap and counter zero, and
         // the source alone in the queue the host chose for it (it counted its pieces).
-        for (bfs_u32 v = thread; v < (bfs_u32)num_vertices; v += threads) {
-            const bool is_source = v == (bfs_u32)source;
-            levels[v] = is_source ? 0 : -1;
-            parents[v] = is_source ? source : -1;
+        for (bfs_u32 v = thread; v < (bfs_u32)a.num_vertices; v += threads) {
+            const bool is_source = v == (bfs_u32)a.source;
+            a.levels[v] = is_source ? 0 : -1;
+            a.parents[v] = is_source ? a.source : -1;
         }
-        for (bfs_u32 w = thread; w < 3 * words; w += threads) bitmaps[w] = 0;
-        for (bfs_u32 i = thread; i < count_words; i += threads) counts[i] = 0;
-        for (bfs_u32 i = thread; i < tally_words; i += threads) tallies[i] = 0;
-        for (bfs_u32 i = thread; i < path_words; i += threads) path_counts[i] = 0;
-        for (bfs_u32 p = thread; p < large_count; p += threads) large_0[p] = Piece{source, p};
-        if (thread == 0 && small_count) small_0[0] = source;
-        if (thread == 0 && medium_count) medium_0[0] = source;
-        if (thread == 0) status[STATUS_ERROR] = 0;  // what the host reads back, bar the levels
-        if (!grid_sync(barrier)) GIVE_UP();
+        for (bfs_u32 w = thread; w < 3 * a.words; w += threads) a.bitmaps[w] = 0;
+        for (bfs_u32 i = thread; i < a.count_words; i += threads) a.counts[i] = 0;
+        for (bfs_u32 i = thread; i < a.tally_words; i += threads) a.tallies[i] = 0;
+        for (bfs_u32 i = thread; i < a.path_words; i += threads) a.path_counts[i] = 0;
+        for (bfs_u32 p = thread; p < a.large_count; p += threads)
+            a.large_0[p] = Piece{a.source, p};
+        if (thread == 0 && a.small_count) a.small_0[0] = a.source;
+        if (thread == 0 && a.medium_count) a.medium_0[0] = a.source;
+        if (thread == 0) a.status[STATUS_ERROR] = 0;  // read back by the host, bar the levels
+        if (!grid_sync(a.barrier)) GIVE_UP();
         // [push-pull-reset-end]
 
         // Level 0: the source alone in its queue, top-down;
         // m_f is the source's degree, m_u every other edge.
-        st = SearchState{0, 0, 0, TOP_DOWN, 0, 0, small_count, medium_count, large_count,
-                         1, source_edges, 0, num_edges - source_edges,
-                         (bfs_u64)small_count + medium_count, large_count};
+        st = SearchState{0, 0, 0, TOP_DOWN, 0, 0, a.small_count, a.medium_count,
+                         a.large_count, 1, a.source_edges, 0, a.num_edges - a.source_edges,
+                         (bfs_u64)a.small_count + a.medium_count, a.large_count};
     }
     // [push-pull-kernel-end]
 
     for (;;) {
-        if (st.level >= num_vertices) {  // each level reaches a new vertex: a broken kernel
-            if (thread == 0) status[STATUS_ERROR] = ERROR_RUNAWAY;
+        if (st.level >= a.num_vertices) {  // each level reaches a new vertex: a broken kernel
+            if (thread == 0) a.status[STATUS_ERROR] = ERROR_RUNAWAY;
             break;
         }
-        if (record_clocks && thread == 0) clocks[st.level] = device_clock();
+        if (a.record_clocks && thread == 0) a.clocks[st.level] = device_clock();
         // [push-pull-rule-begin]
         // Beamer's rule, in integers: bottom-up when m_f > m_u / ALPHA while the frontier
         // grows, top-down again when n_f < n / BETA while it shrinks.
@@ -321,30 +359,30 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
             if (st.frontier_edges * ALPHA > st.unvisited_edges &&
                 st.frontier_vertices > st.previous_vertices)
                 st.direction = BOTTOM_UP;
-        } else if (st.frontier_vertices * BETA < (bfs_u64)num_vertices &&
+        } else if (st.frontier_vertices * BETA < (bfs_u64)a.num_vertices &&
                    st.frontier_vertices < st.previous_vertices) {
             st.direction = TOP_DOWN;
         }
         // [push-pull-rule-end]
         if (thread == 0)
-            records[st.level] = (bfs_u32)st.frontier_vertices |
+            a.records[st.level] = (bfs_u32)st.frontier_vertices |
                                 (st.direction == BOTTOM_UP ? RECORD_BOTTOM_UP : 0u);
 #if ADAPTIVE_HANDOFF
         if (thread == 0)
-            stamp(stamps, stamp_capacity, st.level,
+            stamp(a.stamps, a.stamp_capacity, st.level,
                   st.direction == BOTTOM_UP ? STAMP_PULL : MODE_GRID, (bfs_u32)st.frontier_vertices);
 #endif
         // Three bitmaps in turn: this level's frontier, the next one, and the last
         // level's, which this level's phase clears.
         const bfs_u32 this_map = (bfs_u32)st.level % 3, next_map = (this_map + 1) % 3,
                       old_map = (this_map + 2) % 3;
-        bfs_u32* const frontier_bits = bitmaps + this_map * words;
+        bfs_u32* const frontier_bits = a.bitmaps + this_map * a.words;
 
         // [push-pull-switch-begin]
         // A change of direction: the frontier goes into the form the new direction
         // reads, in a phase of its own.
         if (st.direction == BOTTOM_UP && !st.as_bitmap) {
-            begin_phase(counts, tallies, st.phase);
+            begin_phase(a.counts, a.tallies, st.phase);
             queues_to_bitmap(small_queues[st.queue_set], st.small_count,
                              medium_queues[st.queue_set], st.medium_count,
                              large_queues[st.queue_set], st.large_count, frontier_bits,
@@ -352,23 +390,23 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
             st.dirty |= 1u << this_map;
             st.as_bitmap = 1;
             st.phase++;
-            if (!grid_sync(barrier)) GIVE_UP();
+            if (!grid_sync(a.barrier)) GIVE_UP();
         } else if (st.direction == TOP_DOWN && st.as_bitmap) {
             // The frontier of level L goes to the queue set of parity L % 2, where step 5's
             // kernels look for it (step 7 hands it to them).
             st.queue_set = (st.level + 1) % 2;
-            const Counters c = begin_phase(counts, tallies, st.phase);
-            const Level L = {offsets, edges, levels, parents, st.level + 1,
+            const Counters c = begin_phase(a.counts, a.tallies, st.phase);
+            const Level L = {a.offsets, a.edges, a.levels, a.parents, st.level + 1,
                              small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
-                             large_queues[st.queue_set ^ 1], c.counts, &local, path_counts};
-            bitmap_to_queues(L, frontier_bits, words, thread, threads);
+                             large_queues[st.queue_set ^ 1], c.counts, &local, a.path_counts};
+            bitmap_to_queues(L, frontier_bits, a.words, thread, threads);
             copy_out(L);
             empty_local_queues(local);
             st.phase++;
-            if (!grid_sync(barrier)) GIVE_UP();
+            if (!grid_sync(a.barrier)) GIVE_UP();
             st.as_bitmap = 0;
-            if (!take_queues(c, st, num_vertices, large_capacity)) {
-                if (thread == 0) status[STATUS_ERROR] = ERROR_OVERFLOW;
+            if (!take_queues(c, st, a.num_vertices, a.large_capacity)) {
+                if (thread == 0) a.status[STATUS_ERROR] = ERROR_OVERFLOW;
                 break;
             }
         }
@@ -384,13 +422,13 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         fitting = !st.as_bitmap && fits_single_block(st.small_count, st.medium_count,
                                                      st.large_count) ? fitting + 1 : 0;
         if (fitting >= HAND_BACK_AFTER) {
-            if (!grid_sync(barrier)) GIVE_UP();  // everyone has read the counters written here
+            if (!grid_sync(a.barrier)) GIVE_UP();  // everyone has read the counters written here
             if (blockIdx.x == 0 && threadIdx.x < QUEUES) {
                 const bfs_u32 q = threadIdx.x;
-                counts[((st.level % 3) * QUEUES + q) * COUNTER_STRIDE] =
+                a.counts[((st.level % 3) * QUEUES + q) * COUNTER_STRIDE] =
                     q == SMALL ? st.small_count : q == MEDIUM ? st.medium_count : st.large_count;
             }
-            rebuild_bitmap(visited, levels, num_vertices);
+            rebuild_bitmap(a.visited, a.levels, a.num_vertices);
             handed_back = true;
             break;
         }
@@ -399,24 +437,24 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
 
         // [push-pull-level-begin]
         // One level, in the chosen direction.
-        const Counters c = begin_phase(counts, tallies, st.phase);
+        const Counters c = begin_phase(a.counts, a.tallies, st.phase);
         if (st.dirty & (1u << old_map)) {
-            clear_bitmap(bitmaps + old_map * words, words, thread, threads);
+            clear_bitmap(a.bitmaps + old_map * a.words, a.words, thread, threads);
             st.dirty &= ~(1u << old_map);
         }
         Tally found = {0, 0};
         if (st.direction == BOTTOM_UP) {
-            const Sweep S = {offsets, in_offsets, in_edges, active, active_count, levels,
-                             parents, st.level + 1, frontier_bits, bitmaps + next_map * words,
-                             path_counts};
+            const Sweep S = {a.offsets, a.in_offsets, a.in_edges, a.active, a.active_count,
+                             a.levels, a.parents, st.level + 1, frontier_bits,
+                             a.bitmaps + next_map * a.words, a.path_counts};
             bottom_up(S, warp, warps, found);
             st.dirty |= 1u << next_map;
         } else {
             // Step 4's three expansions, each over the whole grid; `found` counts the
             // vertices claimed.
-            const Level L = {offsets, edges, levels, parents, st.level + 1,
+            const Level L = {a.offsets, a.edges, a.levels, a.parents, st.level + 1,
                              small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
-                             large_queues[st.queue_set ^ 1], c.counts, &local, path_counts,
+                             large_queues[st.queue_set ^ 1], c.counts, &local, a.path_counts,
                              &found};
             // A queue shorter than the grid is wide is shared out (SHARE_SHORT_QUEUES):
             // several warps, or threads, to each of its vertices, so that a level of a
@@ -433,15 +471,15 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         }
         add_tally(found, block_tally, c.tally);
         st.phase++;
-        if (!grid_sync(barrier)) GIVE_UP();
+        if (!grid_sync(a.barrier)) GIVE_UP();
         // [push-pull-level-end]
 
         // [push-pull-count-begin]
         // Every thread reads the same sums and updates its copy of the state.
         const bfs_u64 found_vertices = load_fresh(&c.tally[0]);
         const bfs_u64 found_edges = load_fresh(&c.tally[1]);
-        if (st.direction == TOP_DOWN && !take_queues(c, st, num_vertices, large_capacity)) {
-            if (thread == 0) status[STATUS_ERROR] = ERROR_OVERFLOW;
+        if (st.direction == TOP_DOWN && !take_queues(c, st, a.num_vertices, a.large_capacity)) {
+            if (thread == 0) a.status[STATUS_ERROR] = ERROR_OVERFLOW;
             break;
         }
         st.as_bitmap = st.direction == BOTTOM_UP;
@@ -455,22 +493,24 @@ push_pull_bfs(const edge_t* offsets, const vertex_t* edges,
         // [push-pull-count-end]
     }
     if (thread == 0) {
-        if (record_clocks) clocks[st.level] = device_clock();
-        status[STATUS_LEVELS] = (bfs_u32)st.level;
+        if (a.record_clocks) a.clocks[st.level] = device_clock();
+        a.status[STATUS_LEVELS] = (bfs_u32)st.level;
 #if ADAPTIVE_HANDOFF
         // Where the search stands, for the single block and the host.
-        if (fresh) control->source = source;
-        if (!handed_back) stamp(stamps, stamp_capacity, st.level, MODE_DONE, 0);
-        control->mode = status[STATUS_ERROR] ? MODE_RUNAWAY : handed_back ? MODE_SINGLE : MODE_DONE;
-        control->level = st.level;
+        if (fresh) a.control->source = a.source;
+        if (!handed_back) stamp(a.stamps, a.stamp_capacity, st.level, MODE_DONE, 0);
+        a.control->mode = a.status[STATUS_ERROR] ? MODE_RUNAWAY
+                        : handed_back              ? MODE_SINGLE
+                                                   : MODE_DONE;
+        a.control->level = st.level;
         // The single block counts the frontier it takes again.
-        control->enqueued = (bfs_u32)st.enqueued -
+        a.control->enqueued = (bfs_u32)st.enqueued -
                             (handed_back ? st.small_count + st.medium_count : 0u);
-        control->pieces = (bfs_u32)st.pieces;
+        a.control->pieces = (bfs_u32)st.pieces;
         // The edges of the levels before the frontier handed back: all but the
         // frontier's and the unvisited vertices'.
-        control->visited_edges = num_edges - st.unvisited_edges - st.frontier_edges;
-        control->previous = (bfs_u32)st.previous_vertices;
+        a.control->visited_edges = a.num_edges - st.unvisited_edges - st.frontier_edges;
+        a.control->previous = (bfs_u32)st.previous_vertices;
 #endif
     }
 }

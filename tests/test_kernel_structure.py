@@ -37,17 +37,13 @@ LONG_PARAMETER_LISTS = {
     "multi_gpu_merge_list": 10,
     "persistent_grid": 15,  # step 5
     "persistent_single": 21,
-    "push_pull_bfs": 35,  # step 6 (and 7)
 }
 
-#: Kernels whose parameter list still ends in a macro (step 7's hand-off parameters).
-SPLICED_SIGNATURES = {"push_pull_bfs"}
+#: Kernels whose parameter list still ends in a macro.
+SPLICED_SIGNATURES: set[str] = set()
 
 #: Host modules that still patch launches by index constants, and the constants.
-INDEXED_LAUNCHES = {
-    "push_pull.py": {"SOURCE_EDGES", "SMALL_COUNT", "MEDIUM_COUNT", "LARGE_COUNT", "SOURCE"},
-    "adaptive.py": {"SOURCE_EDGES", "SMALL_COUNT", "MEDIUM_COUNT", "LARGE_COUNT", "SOURCE"},
-}
+INDEXED_LAUNCHES: dict[str, set[str]] = {}
 
 KERNEL = re.compile(r'__global__\s+void\s+(?:__launch_bounds__\([^)]*\)\s*)?(\w+)\s*\(([^)]*)\)')
 
@@ -169,3 +165,115 @@ def test_the_index_check_can_fail():
     source = "SOURCE = 31\nlaunch[SOURCE] = 5\nlaunch[other.SOURCE] = 5\nx[-1] = 2\n"
     assert indexed_stores(source, integer_constants(ast.parse(source))) == {"SOURCE"}
 
+
+# -- argument and control records: declared once in C, described once in Python ----------
+
+def records(warp_size: int = 32) -> dict:
+    """Each record of a header, its description in Python, and the tunables its header
+    is compiled with (the layouts do not depend on them)."""
+    from rodinia_bfs.variants import persistent, push_pull
+
+    return {
+        "PushPullArgs": ("push_pull_grid.h", push_pull.ARGS, push_pull.tunables(warp_size)),
+        "Control": ("single_block.h", persistent.CONTROL, persistent.tunables(warp_size)),
+    }
+
+
+def python_layout(dtype) -> list[int]:
+    """The record's size, then each field's offset and size, in the order of ``dtype``."""
+    words = [dtype.itemsize]
+    for name in dtype.names:
+        field, offset = dtype.fields[name][:2]
+        words += [offset, field.itemsize]
+    return words
+
+
+def layout_probe(header: str, record: str, dtype) -> str:
+    """A kernel that writes what :func:`python_layout` gives, as the compiler lays the
+    record out; a field of ``dtype`` missing from the header fails to compile."""
+    lines = [f"out[0] = sizeof({record});"]
+    for k, name in enumerate(dtype.names):
+        lines.append(f"out[{1 + 2 * k}] = __builtin_offsetof({record}, {name});")
+        lines.append(f"out[{2 + 2 * k}] = sizeof((({record}*)0)->{name});")
+    body = "\n        ".join(lines)
+    return (f'#include "{header}"\n'
+            'extern "C" __global__ void layout(bfs_u64* out)\n'
+            "{\n    if (blockIdx.x == 0 && threadIdx.x == 0) {\n        " + body + "\n    }\n}\n")
+
+
+@pytest.mark.parametrize("record", ["PushPullArgs", "Control"])
+def test_layout_matches_the_header(record):
+    """sizeof and offsetof as the emulator's compiler lays the record out."""
+    import numpy as np
+
+    from rodinia_bfs.kernels import kernel_headers
+    from rodinia_bfs.runtime import get_device
+
+    header, dtype, defines = records()[record]
+    device = get_device("cpu", warp_size=32)
+    module = device.compile(layout_probe(header, record, dtype), "layout.hip",
+                            defines=defines, headers=kernel_headers())
+    words = len(python_layout(dtype))
+    out = device.malloc(8 * words)
+    try:
+        device.launch(module.get_function("layout"), 1, 1, [out])
+        device.synchronize()
+        assert device.from_device(out, words, np.uint64).tolist() == python_layout(dtype)
+    finally:
+        device.free(out)
+
+
+def static_layout_checks(record: str) -> str:
+    """The record's layout as static_asserts, for the GPU compilers (no GPU to run on)."""
+    header, dtype, _ = records()[record]
+    size, *fields = python_layout(dtype)
+    lines = [f'#include "{header}"',
+             f'static_assert(sizeof({record}) == {size}, "size of {record}");']
+    for k, name in enumerate(dtype.names):
+        offset, nbytes = fields[2 * k], fields[2 * k + 1]
+        lines.append(f'static_assert(__builtin_offsetof({record}, {name}) == {offset}, '
+                     f'"offset of {name}");')
+        lines.append(f'static_assert(sizeof((({record}*)0)->{name}) == {nbytes}, '
+                     f'"size of {name}");')
+    lines.append('extern "C" __global__ void layout_checked() {}')
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("record", ["PushPullArgs", "Control"])
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx1030"])
+def test_layout_with_hiprtc(arch, record):
+    from helpers import hiprtc_or_skip
+
+    from rodinia_bfs.kernels import kernel_headers
+
+    defines = records(64 if arch == "gfx90a" else 32)[record][2]
+    code = hiprtc_or_skip().compile_for_arch(static_layout_checks(record), arch, "layout.hip",
+                                             defines, headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("record", ["PushPullArgs", "Control"])
+def test_layout_with_nvrtc(record):
+    from helpers import nvrtc_or_skip
+
+    from rodinia_bfs.kernels import kernel_headers
+
+    code = nvrtc_or_skip().compile_for_arch(static_layout_checks(record), "sm_90", "layout.hip",
+                                            records()[record][2], headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
+
+
+def test_layout_checks_can_fail():
+    """The static checks are not vacuous: a wrong offset stops the compile."""
+    from helpers import nvrtc_or_skip
+
+    from rodinia_bfs.errors import CompileError
+    from rodinia_bfs.kernels import kernel_headers
+
+    nvrtc = nvrtc_or_skip()
+    good = static_layout_checks("PushPullArgs")
+    wrong = good.replace("PushPullArgs, source) == ", "PushPullArgs, source) == 1 + ")
+    assert wrong != good
+    with pytest.raises(CompileError, match="offset of source"):
+        nvrtc.compile_for_arch(wrong, "sm_90", "layout.hip", records()["PushPullArgs"][2],
+                               headers=kernel_headers())
