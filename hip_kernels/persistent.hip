@@ -26,17 +26,16 @@
 
 // [persistent-grid-kernel-begin]
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-persistent_grid(const edge_t* offsets, const vertex_t* edges, level_t* levels,
-                vertex_t* parents, bfs_u32* global_bitmap, vertex_t n, Control* control,
-                vertex_t* smalls, vertex_t* mediums, Piece* larges, bfs_u32 large_capacity,
-                bfs_u32* counts, GridBarrier* barrier, LevelStamp* stamps, bfs_u32 stamp_capacity)
+persistent_grid(const PersistentArgs* args, GridBarrier* barrier)
 {
-    if (control->mode != MODE_GRID) return;  // the same for every block: nobody has written it yet
-    const GridQueues Q = {smalls, mediums, larges, large_capacity, counts, n};
+    const PersistentArgs a = *args;  // read once; every field stays in registers
+    // The same for every block: nobody has written it yet.
+    if (a.control->mode != MODE_GRID) return;
+    const GridQueues Q = {a.smalls, a.mediums, a.larges, a.large_capacity, a.counts, a.n};
     __shared__ LocalQueues local;
-    level_t level = control->level;
-    bfs_u32 enqueued = control->enqueued;
-    bfs_u32 pieces = control->pieces;
+    level_t level = a.control->level;
+    bfs_u32 enqueued = a.control->enqueued;
+    bfs_u32 pieces = a.control->pieces;
     bfs_u32 mode = MODE_GRID;
 
     // [persistent-grid-loop-begin]
@@ -47,16 +46,17 @@ persistent_grid(const edge_t* offsets, const vertex_t* edges, level_t* levels,
         const bfs_u32 medium = Q.count(level, MEDIUM);
         const bfs_u32 large = Q.count(level, LARGE);
         if (blockIdx.x == 0 && threadIdx.x == 0)
-            stamp(stamps, stamp_capacity, level, MODE_GRID, small + medium + large);
+            stamp(a.stamps, a.stamp_capacity, level, MODE_GRID, small + medium + large);
         if (small + medium + large == 0) { mode = MODE_DONE; break; }
         enqueued += small + medium;
         pieces += large;
-        if ((bfs_u32)level >= (bfs_u32)n || enqueued > (bfs_u32)n || pieces > large_capacity) {
+        if ((bfs_u32)level >= (bfs_u32)a.n || enqueued > (bfs_u32)a.n ||
+            pieces > a.large_capacity) {
             mode = MODE_RUNAWAY;
             break;
         }
         if (fits_single_block(small, medium, large)) {
-            rebuild_bitmap(global_bitmap, levels, n);
+            rebuild_bitmap(a.global_bitmap, a.levels, a.n);
             mode = MODE_SINGLE;
             enqueued -= small + medium;  // the single block counts them again
             break;
@@ -66,7 +66,7 @@ persistent_grid(const edge_t* offsets, const vertex_t* edges, level_t* levels,
         __syncthreads();  // nobody enqueues before the local counters are zero
 
         // Step 4's three gathers, one after the other, each with the whole grid.
-        const Level L = grid_level(Q, offsets, edges, levels, parents, level, &local);
+        const Level L = grid_level(Q, a.offsets, a.edges, a.levels, a.parents, level, &local);
         expand_large(L, Q.large(level), large, blockIdx.x, gridDim.x);
         expand_medium(L, Q.medium(level), medium, blockIdx.x * WARPS_PER_BLOCK + warp_id(),
                       gridDim.x * WARPS_PER_BLOCK);
@@ -76,17 +76,17 @@ persistent_grid(const edge_t* offsets, const vertex_t* edges, level_t* levels,
         if (!grid_sync(barrier)) {
             // The barrier gave up. Say so, so that no later kernel of the batch carries
             // on from a half-finished level; the host reports the barrier's failure.
-            if (threadIdx.x == 0) atomicExch(&control->mode, (bfs_u32)MODE_FAILED);
+            if (threadIdx.x == 0) atomicExch(&a.control->mode, (bfs_u32)MODE_FAILED);
             return;
         }
         level++;
     }
     // [persistent-grid-loop-end]
     if (blockIdx.x == 0 && threadIdx.x == 0) {
-        control->mode = mode;
-        control->level = level;
-        control->enqueued = enqueued;
-        control->pieces = pieces;
+        a.control->mode = mode;
+        a.control->level = level;
+        a.control->enqueued = enqueued;
+        a.control->pieces = pieces;
     }
 }
 // [persistent-grid-kernel-end]

@@ -187,6 +187,35 @@ __device__ inline void stamp(LevelStamp* stamps, bfs_u32 capacity, level_t level
 }
 // [persistent-clock-end]
 
+// [persistent-args-begin]
+// The arguments of the step's kernels: one record in device memory, filled in by the
+// host once per set-up (ARGS in rodinia_bfs/variants/persistent.py describes it field by
+// field). A launch passes its address, and what differs from one launch of a batch to
+// the next beside it: the single block's start, the grid's barrier.
+struct PersistentArgs {
+    const edge_t* offsets;     // the graph
+    const vertex_t* edges;
+    const EdgeRecord* records; // with EDGE_RECORDS: each edge with its target's list
+    const Row* rows;           // with SB_ROW_WIDTH: each vertex's neighbours as a row
+    level_t* levels;
+    vertex_t* parents;
+    bfs_u32* global_bitmap;    // the visited bitmap in global memory
+    Control* control;
+    vertex_t* smalls;          // the grid's queues (GridQueues)
+    vertex_t* mediums;
+    Piece* larges;
+    bfs_u32* counts;
+    vertex_t* overflow;        // what does not fit the single block's queue
+    LevelStamp* stamps;        // a profile run's record, stamp_capacity of them
+    LogEntry* log;             // with SB_LOG
+    bfs_u32* log_levels;
+    vertex_t n;
+    bfs_u32 large_capacity;
+    bfs_u32 overflow_capacity;
+    bfs_u32 stamp_capacity;
+};
+// [persistent-args-end]
+
 // ---------------------------------------------------------------------------------------
 // The single block
 // ---------------------------------------------------------------------------------------
@@ -656,29 +685,25 @@ __device__ inline void hand_over(const SingleBlock& S, const GridQueues& Q, int 
 
 // [persistent-single-kernel-begin]
 extern "C" __global__ void __launch_bounds__(SB_BLOCK_SIZE)
-persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord* records,
-                  const Row* rows, level_t* levels, vertex_t* parents, bfs_u32* global_bitmap, vertex_t n,
-                  Control* control, vertex_t* smalls, vertex_t* mediums, Piece* larges,
-                  bfs_u32 large_capacity, bfs_u32* counts, vertex_t* overflow,
-                  bfs_u32 overflow_capacity, LevelStamp* stamps, bfs_u32 stamp_capacity,
-                  LogEntry* log, bfs_u32* log_levels, vertex_t start)
+persistent_single(const PersistentArgs* args, vertex_t start)
 {
+    const PersistentArgs a = *args;  // read once; every field stays in registers
     // A search begins with start = its source, at level 0, whatever the Control record
     // holds (the host writes nothing to it); every other launch has start = -1 and
     // carries on from the record, or returns at once when it is not its turn.
     const bool fresh = start >= 0;
-    if (!fresh && control->mode != MODE_SINGLE) {  // the grid's turn, or the end
+    if (!fresh && a.control->mode != MODE_SINGLE) {  // the grid's turn, or the end
         // Nothing new for the persistent_flush behind this launch: the one after this
         // kernel's last run has written that run's log out.
-        if (SB_LOG && blockIdx.x == 0 && threadIdx.x == 0) control->log_to = 0;
+        if (SB_LOG && blockIdx.x == 0 && threadIdx.x == 0) a.control->log_to = 0;
         return;
     }
-    const GridQueues Q = {smalls, mediums, larges, large_capacity, counts, n};
-    const vertex_t source = fresh ? start : control->source;
-    level_t level = fresh ? 0 : control->level;
-    bfs_u32 enqueued = fresh ? 0 : control->enqueued;
-    bfs_u32 previous = fresh ? 0 : control->previous;
-    bfs_u64 visited_edges = fresh ? 0 : control->visited_edges;
+    const GridQueues Q = {a.smalls, a.mediums, a.larges, a.large_capacity, a.counts, a.n};
+    const vertex_t source = fresh ? start : a.control->source;
+    level_t level = fresh ? 0 : a.control->level;
+    bfs_u32 enqueued = fresh ? 0 : a.control->enqueued;
+    bfs_u32 previous = fresh ? 0 : a.control->previous;
+    bfs_u64 visited_edges = fresh ? 0 : a.control->visited_edges;
 
     // [persistent-single-shared-begin]
     // Shared memory: the two queues (dynamic, sized by SB_CAPACITY: with rows, vertices
@@ -697,27 +722,28 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     edge_t* begins = nullptr;
     vertex_t* vertices = (vertex_t*)shared;  // 2 * SB_CAPACITY
     bfs_u32* degrees = nullptr;
-    bfs_u32* bitmap = SHARED_BITMAP ? (bfs_u32*)(vertices + 2 * SB_CAPACITY) : global_bitmap;
+    bfs_u32* bitmap = SHARED_BITMAP ? (bfs_u32*)(vertices + 2 * SB_CAPACITY) : a.global_bitmap;
     #else
     edge_t* begins = shared;  // 2 * SB_CAPACITY of each
     vertex_t* vertices = (vertex_t*)(begins + 2 * SB_CAPACITY);
     bfs_u32* degrees = (bfs_u32*)(vertices + 2 * SB_CAPACITY);
-    bfs_u32* bitmap = SHARED_BITMAP ? degrees + 2 * SB_CAPACITY : global_bitmap;
+    bfs_u32* bitmap = SHARED_BITMAP ? degrees + 2 * SB_CAPACITY : a.global_bitmap;
     #endif
-    const SingleBlock S = {vertices, begins, degrees, bitmap, overflow, overflow_capacity,
-                           &broken, warp_sums, offsets, edges, records, rows, levels, parents,
-                           log, log_levels, (bfs_u32)n};
+    const SingleBlock S = {vertices, begins, degrees, bitmap, a.overflow, a.overflow_capacity,
+                           &broken, warp_sums, a.offsets, a.edges, a.records, a.rows, a.levels,
+                           a.parents, a.log, a.log_levels, (bfs_u32)a.n};
     // [persistent-single-shared-end]
 
     // [persistent-single-start-begin]
     // The vertices visited so far: none at level 0 (the block clears its bitmap itself,
     // so the host has nothing to clear before a search); later, those of the global
     // bitmap, which the grid rebuilt when it handed the frontier back.
-    const bfs_u32 words = bitmap_words(n);
+    const bfs_u32 words = bitmap_words(a.n);
     if (level == 0) {
         for (bfs_u32 w = threadIdx.x; w < words; w += SB_BLOCK_SIZE) bitmap[w] = 0;
     } else if (SHARED_BITMAP) {
-        for (bfs_u32 w = threadIdx.x; w < words; w += SB_BLOCK_SIZE) bitmap[w] = global_bitmap[w];
+        for (bfs_u32 w = threadIdx.x; w < words; w += SB_BLOCK_SIZE)
+            bitmap[w] = a.global_bitmap[w];
     }
     const bfs_u32 small_count = level == 0 ? 0 : Q.count(level, SMALL);
     const bfs_u32 medium_count = level == 0 ? 0 : Q.count(level, MEDIUM);
@@ -730,12 +756,13 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     __syncthreads();  // the bitmap and the counters are ready; the grid's counts are read
     if (level == 0 && threadIdx.x == 0) {  // the host set every level and parent to -1
         atomicOr(&bitmap[(bfs_u32)source / WORD_BITS], bitmap_bit(source));
-        levels[source] = 0;
-        parents[source] = source;
+        a.levels[source] = 0;
+        a.parents[source] = source;
     }
     load_frontier(S, Q, level % 2, level, source, small_count, medium_count, &counter[level % 3]);
     // Every set of the grid's counters starts at zero for the hand-over below.
-    for (bfs_u32 i = threadIdx.x; i < 3 * QUEUES * COUNTER_STRIDE; i += SB_BLOCK_SIZE) counts[i] = 0;
+    for (bfs_u32 i = threadIdx.x; i < 3 * QUEUES * COUNTER_STRIDE; i += SB_BLOCK_SIZE)
+        a.counts[i] = 0;
     __syncthreads();  // the first frontier is queued
     // [persistent-single-start-end]
 
@@ -754,19 +781,19 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
         const bfs_u32 total = counter[level % 3].edges;
         const bool by_warp = VP_MAX_DEGREE > 0 && !counter[level % 3].wide && count <= VP_MAX_VERTICES;
         if (threadIdx.x == 0)
-            stamp(stamps, stamp_capacity, level,
+            stamp(a.stamps, a.stamp_capacity, level,
                   SB_ROW_WIDTH > 0 ? STAMP_SINGLE_BY_ROW : by_warp ? STAMP_SINGLE_BY_WARP : MODE_SINGLE,
                   count);
         if (SB_LOG) {
             if (level >= log_level) logged += count;  // the level before logged this one
-            if (threadIdx.x == 0 && (bfs_u32)level + 1 <= (bfs_u32)n)
-                log_levels[level + 1] = logged;  // where the next level's entries begin
+            if (threadIdx.x == 0 && (bfs_u32)level + 1 <= (bfs_u32)a.n)
+                a.log_levels[level + 1] = logged;  // where the next level's entries begin
         }
         // Every thread reads the same counter after the same barrier, so every thread
         // takes the same branch below.
         if (count == 0) { mode = MODE_DONE; break; }
         enqueued += count;
-        if (broken || (bfs_u32)level >= (bfs_u32)n || enqueued > (bfs_u32)n) {
+        if (broken || (bfs_u32)level >= (bfs_u32)a.n || enqueued > (bfs_u32)a.n) {
             mode = MODE_RUNAWAY;  // a BFS has at most n levels and queues n vertices
             break;
         }
@@ -805,16 +832,16 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
     visited_edges += expanded;
     #endif
     if (threadIdx.x == 0) {
-        control->mode = mode;
-        control->level = level;
-        control->enqueued = enqueued;
-        control->previous = previous;
-        control->visited_edges = visited_edges;
-        control->log_to = logged;
-        control->log_level = log_level;
+        a.control->mode = mode;
+        a.control->level = level;
+        a.control->enqueued = enqueued;
+        a.control->previous = previous;
+        a.control->visited_edges = visited_edges;
+        a.control->log_to = logged;
+        a.control->log_level = log_level;
         if (fresh) {  // the rest of the record, for the grid
-            control->source = source;
-            control->pieces = 0;
+            a.control->source = source;
+            a.control->pieces = 0;
         }
     }
 }
@@ -826,21 +853,21 @@ persistent_single(const edge_t* offsets, const vertex_t* edges, const EdgeRecord
 // single block. Entry i is of the last level L whose entries begin at or before it
 // (log_levels[L] <= i): a binary search over the levels of that run.
 extern "C" __global__ void
-persistent_flush(const LogEntry* log, const bfs_u32* log_levels, const Control* control,
-                 level_t* levels, vertex_t* parents, vertex_t n)
+persistent_flush(const PersistentArgs* args)
 {
-    const bfs_u32 to = at_most(control->log_to, (bfs_u32)n);
-    const level_t first = control->log_level, last = control->level;
+    const PersistentArgs a = *args;
+    const bfs_u32 to = at_most(a.control->log_to, (bfs_u32)a.n);
+    const level_t first = a.control->log_level, last = a.control->level;
     for (bfs_u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < to; i += gridDim.x * blockDim.x) {
         level_t lo = first, hi = last;
         while (lo < hi) {
             const level_t mid = lo + (hi - lo + 1) / 2;
-            if (log_levels[mid] <= i) lo = mid;
+            if (a.log_levels[mid] <= i) lo = mid;
             else hi = mid - 1;
         }
-        const LogEntry entry = log[i];
-        levels[entry.vertex] = lo;
-        parents[entry.vertex] = entry.parent;
+        const LogEntry entry = a.log[i];
+        a.levels[entry.vertex] = lo;
+        a.parents[entry.vertex] = entry.parent;
     }
 }
 // [persistent-flush-end]

@@ -35,8 +35,6 @@ LONG_PARAMETER_LISTS = {
     "multi_gpu_merge": 17,
     "multi_gpu_pull": 11,
     "multi_gpu_merge_list": 10,
-    "persistent_grid": 15,  # step 5
-    "persistent_single": 21,
 }
 
 #: Kernels whose parameter list still ends in a macro.
@@ -168,6 +166,10 @@ def test_the_index_check_can_fail():
 
 # -- argument and control records: declared once in C, described once in Python ----------
 
+#: The records of the headers that Python describes.
+RECORDS = ["PushPullArgs", "Control", "PersistentArgs"]
+
+
 def records(warp_size: int = 32) -> dict:
     """Each record of a header, its description in Python, and the tunables its header
     is compiled with (the layouts do not depend on them)."""
@@ -176,6 +178,7 @@ def records(warp_size: int = 32) -> dict:
     return {
         "PushPullArgs": ("push_pull_grid.h", push_pull.ARGS, push_pull.tunables(warp_size)),
         "Control": ("single_block.h", persistent.CONTROL, persistent.tunables(warp_size)),
+        "PersistentArgs": ("single_block.h", persistent.ARGS, persistent.tunables(warp_size)),
     }
 
 
@@ -201,7 +204,7 @@ def layout_probe(header: str, record: str, dtype) -> str:
             "{\n    if (blockIdx.x == 0 && threadIdx.x == 0) {\n        " + body + "\n    }\n}\n")
 
 
-@pytest.mark.parametrize("record", ["PushPullArgs", "Control"])
+@pytest.mark.parametrize("record", RECORDS)
 def test_layout_matches_the_header(record):
     """sizeof and offsetof as the emulator's compiler lays the record out."""
     import numpy as np
@@ -239,7 +242,7 @@ def static_layout_checks(record: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.mark.parametrize("record", ["PushPullArgs", "Control"])
+@pytest.mark.parametrize("record", RECORDS)
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx1030"])
 def test_layout_with_hiprtc(arch, record):
     from helpers import hiprtc_or_skip
@@ -252,7 +255,7 @@ def test_layout_with_hiprtc(arch, record):
     assert code[:4] == b"\x7fELF"
 
 
-@pytest.mark.parametrize("record", ["PushPullArgs", "Control"])
+@pytest.mark.parametrize("record", RECORDS)
 def test_layout_with_nvrtc(record):
     from helpers import nvrtc_or_skip
 

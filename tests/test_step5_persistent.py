@@ -454,7 +454,7 @@ def test_the_log_is_written_out(device, config):
         result = step.run(0, profile=True)
         check_run(step, 0, result)
         assert "grid" in kernels_run(step)
-    for old, new in [("levels[entry.vertex] = lo;", "levels[entry.vertex] = lo + 1;"),
+    for old, new in [("a.levels[entry.vertex] = lo;", "a.levels[entry.vertex] = lo + 1;"),
                      ("for (bfs_u32 i = blockIdx.x", "for (bfs_u32 i = 1 + blockIdx.x")]:
         broken = edit_kernel("single_block.h", old, new)
         with with_kernel(PersistentBFS, **single_block(broken))(device, graph, **options) as step:

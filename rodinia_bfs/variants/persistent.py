@@ -83,6 +83,19 @@ CONTROL = np.dtype([
     ("log_level", "<i4"),
 ], align=True)
 # [persistent-control-py-end]
+
+# [persistent-args-py-begin]
+#: The kernels' arguments (PersistentArgs in single_block.h), field for field: a device
+#: address is 8 bytes, and ``align=True`` lays the record out as a C compiler does.
+ARGS = np.dtype([
+    ("offsets", "<u8"), ("edges", "<u8"), ("records", "<u8"), ("rows", "<u8"),
+    ("levels", "<u8"), ("parents", "<u8"), ("global_bitmap", "<u8"), ("control", "<u8"),
+    ("smalls", "<u8"), ("mediums", "<u8"), ("larges", "<u8"), ("counts", "<u8"),
+    ("overflow", "<u8"), ("stamps", "<u8"), ("log", "<u8"), ("log_levels", "<u8"),
+    ("n", "<i4"), ("large_capacity", "<u4"), ("overflow_capacity", "<u4"),
+    ("stamp_capacity", "<u4"),
+], align=True)
+# [persistent-args-py-end]
 MODE_SINGLE, MODE_GRID, MODE_DONE, MODE_RUNAWAY, MODE_FAILED = 1, 2, 3, 4, 5
 #: The single block's `start` argument for a launch that carries on from the Control
 #: record (the first launch of a search passes the source instead).
@@ -272,12 +285,15 @@ class PersistentBFS(GPUStep):
         self._launches = {}  # profile or not -> the kernels' prepared launches (_host_loop)
         self._cleared = False  # bitmap and barriers zeroed (by the first reset)
         self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
+        # The kernels' argument records: one for timed searches, one for profiled ones
+        # (their stamps differ), filled in by _arguments.
+        self.args = self._alloc(2 * ARGS.itemsize)
+        self._record(False, self.no_stamps, 0)
         # With SB_LOG, the whole GPU writes out what the single block logged
         # (persistent_flush): the same launch behind every launch of the single block.
         self._flush_launch = device.prepare_launch(
             self.flush, device.cooperative_grid(self.flush, FLUSH_BLOCK_SIZE), FLUSH_BLOCK_SIZE,
-            [self.log_entries, self.log_levels, self.control, self.levels, self.parents,
-             np.int32(n)]) if log else None
+            [self._record_of(False)]) if log else None
         # Pinned host memory: the Control record comes back there.
         self.h_control = device.host_malloc(1, CONTROL)
     # [persistent-setup-end]
@@ -340,18 +356,34 @@ class PersistentBFS(GPUStep):
         # search gives it the source (_host_loop), and it starts at level 0 from there.
         self.source = source
 
+    def _record_of(self, profile: bool):
+        """The device's argument record for timed (0) or profiled (1) searches."""
+        return self.args.view(ARGS.itemsize * int(profile), ARGS.itemsize)
+
+    def _record(self, profile: bool, stamps, stamp_capacity: int) -> None:
+        """Fill in the argument record of timed or profiled searches."""
+        record = np.zeros(1, ARGS)
+        buffers = dict(offsets=self.offsets, edges=self.edges, records=self.records,
+                       rows=self.rows, levels=self.levels, parents=self.parents,
+                       global_bitmap=self.bitmap, control=self.control, smalls=self.smalls,
+                       mediums=self.mediums, larges=self.larges, counts=self.counts,
+                       overflow=self.overflow, stamps=stamps, log=self.log_entries,
+                       log_levels=self.log_levels)
+        for field, buffer in buffers.items():
+            record[field] = buffer.ptr  # a device address
+        record["n"] = self.graph.num_vertices
+        record["large_capacity"] = self.large_capacity
+        record["overflow_capacity"] = self.overflow_capacity
+        record["stamp_capacity"] = stamp_capacity
+        self.device.memcpy_htod(self._record_of(profile), record)
+
     def _arguments(self, stamps, stamp_capacity):
-        n = np.int32(self.graph.num_vertices)
-        graph = (self.offsets, self.edges)
-        queues = (self.smalls, self.mediums, self.larges, np.uint32(self.large_capacity),
-                  self.counts)
-        single = [*graph, self.records, self.rows, self.levels, self.parents, self.bitmap, n,
-                  self.control, *queues, self.overflow, np.uint32(self.overflow_capacity),
-                  stamps, np.uint32(stamp_capacity), self.log_entries, self.log_levels,
-                  CARRY_ON]  # the last: start (_host_loop)
-        grid = [(*graph, self.levels, self.parents, self.bitmap, n, self.control, *queues,
-                 self._barrier(r), stamps, np.uint32(stamp_capacity))
-                for r in range(self.rounds)]
+        """The launches' arguments: the record, and the single block's start (the last:
+        _host_loop sets it), or the grid's barrier."""
+        profile = self._profile
+        self._record(profile, stamps, stamp_capacity)
+        single = [self._record_of(profile), CARRY_ON]
+        grid = [(self._record_of(profile), self._barrier(r)) for r in range(self.rounds)]
         return single, grid
 
     def _barrier(self, r: int):
