@@ -9,21 +9,7 @@
 #error "bottom_up.h needs -DBU_PROBE and -DBU_WARP_THRESHOLD (push_pull.py's tunables)"
 #endif
 
-// [push-pull-bitmap-begin]
-// A bitmap: bit v of word v / BITMAP_WORD_BITS is set when vertex v is in the frontier.
-#define BITMAP_WORD_BITS (8 * (int)sizeof(bfs_u32))
-#define BITMAP_WORD_SHIFT 5  // log2(BITMAP_WORD_BITS)
-
-__device__ inline bool in_bitmap(const bfs_u32* bits, vertex_t v)
-{
-    return (bits[v >> BITMAP_WORD_SHIFT] >> (v & (BITMAP_WORD_BITS - 1))) & 1u;
-}
-
-__device__ inline void add_to_bitmap(bfs_u32* bits, vertex_t v)
-{
-    atomicOr(&bits[v >> BITMAP_WORD_SHIFT], 1u << (v & (BITMAP_WORD_BITS - 1)));
-}
-// [push-pull-bitmap-end]
+#include "bitmap.h"  // the frontier as a bitmap: in_bitmap, add_to_bitmap
 
 __device__ inline int lowest_lane(lane_mask_t mask) { return __ffsll((long long)mask) - 1; }
 

@@ -7,6 +7,7 @@
 // level while the frontier fits its shared memory, and persistent_flush, which writes out
 // what it logged. Steps 5 and 7 launch both.
 #pragma once
+#include "bitmap.h"  // the visited set: BITMAP_WORD_BITS, add_to_bitmap
 #include "frontier.h"
 
 
@@ -92,10 +93,12 @@ struct Control {
 #define STAMP_SINGLE_BY_ROW 8
 // [persistent-control-end]
 
-// The visited bitmap: bit u % WORD_BITS of word u / WORD_BITS is set once u is reached.
-#define WORD_BITS (8u * (bfs_u32)sizeof(bfs_u32))
-__device__ inline bfs_u32 bitmap_words(vertex_t n) { return ((bfs_u32)n + WORD_BITS - 1) / WORD_BITS; }
-__device__ inline bfs_u32 bitmap_bit(vertex_t u) { return 1u << ((bfs_u32)u % WORD_BITS); }
+// The visited bitmap (bitmap.h): its words, and vertex u's bit in its word.
+__device__ inline bfs_u32 bitmap_words(vertex_t n)
+{
+    return ((bfs_u32)n + BITMAP_WORD_BITS - 1) / BITMAP_WORD_BITS;
+}
+__device__ inline bfs_u32 bitmap_bit(vertex_t u) { return 1u << ((bfs_u32)u % BITMAP_WORD_BITS); }
 
 // [persistent-record-begin]
 // With EDGE_RECORDS, edge e of the graph is stored with what the next level needs to
@@ -420,7 +423,7 @@ __device__ inline bfs_u32 claim(const SingleBlock& S, EdgeRecord* found, bfs_u32
         before[i] = 0;
         if (!((valid >> i) & 1u)) continue;
         const vertex_t u = found[i].vertex;
-        before[i] = atomicOr(&S.bitmap[(bfs_u32)u / WORD_BITS], bitmap_bit(u));
+        before[i] = atomicOr(&S.bitmap[(bfs_u32)u / BITMAP_WORD_BITS], bitmap_bit(u));
     }
     bfs_u32 mine = 0;
     for (int i = 0; i < N; i++) {
@@ -755,7 +758,7 @@ persistent_single(const PersistentArgs* args, vertex_t start)
     if (threadIdx.x == 0) broken = 0;
     __syncthreads();  // the bitmap and the counters are ready; the grid's counts are read
     if (level == 0 && threadIdx.x == 0) {  // the host set every level and parent to -1
-        atomicOr(&bitmap[(bfs_u32)source / WORD_BITS], bitmap_bit(source));
+        add_to_bitmap(bitmap, source);
         a.levels[source] = 0;
         a.parents[source] = source;
     }
@@ -892,7 +895,7 @@ __device__ inline bool fits_single_block(bfs_u32 small, bfs_u32 medium, bfs_u32 
 
 // The single block's bitmap, rebuilt from the levels by the whole grid: a thread per
 // vertex, so that a warp reads WARP_SIZE consecutive levels at once, and the warp's ballot
-// is WARP_SIZE / WORD_BITS words of the bitmap.
+// is WARP_SIZE / BITMAP_WORD_BITS words of the bitmap.
 __device__ inline void rebuild_bitmap(bfs_u32* bitmap, const level_t* levels, vertex_t n)
 {
     const bfs_u32 words = bitmap_words(n);
@@ -903,9 +906,9 @@ __device__ inline void rebuild_bitmap(bfs_u32* bitmap, const level_t* levels, ve
         // Written by other blocks before the last grid barrier: read past this SM's cache.
         const bool seen = u < (bfs_u32)n && ((const volatile level_t*)levels)[u] != -1;
         const lane_mask_t bits = warp_ballot(seen);
-        const bfs_u32 w = base / WORD_BITS + lane_id();
-        if (lane_id() < WARP_SIZE / WORD_BITS && w < words)
-            bitmap[w] = (bfs_u32)(bits >> (lane_id() * WORD_BITS));
+        const bfs_u32 w = base / BITMAP_WORD_BITS + lane_id();
+        if (lane_id() < WARP_SIZE / BITMAP_WORD_BITS && w < words)
+            bitmap[w] = (bfs_u32)(bits >> (lane_id() * BITMAP_WORD_BITS));
     }
 }
 // [persistent-hand-back-end]
