@@ -3,7 +3,7 @@
 // Step 5's single block runs the levels of a small frontier best (one block, no grid
 // barrier, 1-5 microseconds a level); step 6's cooperative kernel runs the levels of a
 // large one best, top-down or bottom-up by Beamer's rule. This step is both, compiled
-// into one module:
+// into one module from their headers (step 5's grid kernel is not in it):
 //
 //   persistent_single   step 5's single block, unchanged: it runs levels while the
 //                       frontier fits its shared memory, and hands an outgrown frontier
@@ -18,6 +18,6 @@
 // the Control record once per batch. What each level ran is in the LevelStamp record.
 // [adaptive-includes-begin]
 #define ADAPTIVE_HANDOFF 1
-#include "persistent.hip"
-#include "push_pull.hip"
+#include "single_block.h"
+#include "push_pull_grid.h"
 // [adaptive-includes-end]

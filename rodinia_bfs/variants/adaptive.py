@@ -26,7 +26,7 @@ from rodinia_bfs.variants.persistent import CARRY_ON, LEVEL_STAMP, PersistentBFS
 # [adaptive-tunables-begin]
 #: Which kernel ran a level, as the LevelStamp record says: the single block (MODE_SINGLE,
 #: STAMP_SINGLE_BY_WARP gathered by warps, STAMP_SINGLE_BY_ROW read as rows), the grid
-#: top-down (MODE_GRID) or bottom-up (STAMP_PULL in push_pull.hip).
+#: top-down (MODE_GRID) or bottom-up (STAMP_PULL in push_pull_grid.h).
 CHOICES = {1: "single", 7: "single", 8: "single", 2: "push", 6: "pull"}
 
 
@@ -76,6 +76,8 @@ class AdaptiveBFS(PersistentBFS):
 
     name = "adaptive"
     kernel_file = "adaptive.hip"
+    #: Step 6's kernel runs the levels of a large frontier: step 5's grid is not built.
+    grid_kernel = "push_pull_bfs"
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
@@ -119,9 +121,6 @@ class AdaptiveBFS(PersistentBFS):
             prepared.free()
             raise
         self._memory.buffers += prepared.buffers  # freed with the step's own
-        self.grid = self._module.get_function("push_pull_bfs")
-        blocks = device.cooperative_grid(self.grid, self.block_size)
-        self.grid_blocks = min(blocks, options.get("max_grid_blocks") or blocks)
         n = graph.num_vertices
         self.degrees = graph.degrees()  # the source's: its queue at level 0 (_reset)
         self.symmetric, self.active_count = inputs.symmetric, inputs.active_count
@@ -137,6 +136,7 @@ class AdaptiveBFS(PersistentBFS):
         self.unused = self._alloc(8)  # step 6's clocks and path counters: not used here
         # The LevelStamp record, always: it says which kernel ran each level.
         self.stamps = self._alloc(LEVEL_STAMP.itemsize * (n + 1))
+        self._grid_records()
     # [adaptive-setup-end]
 
     def _compile(self, defines: dict):
@@ -150,28 +150,47 @@ class AdaptiveBFS(PersistentBFS):
         return on_device if on_device is not None else super()._upload(array)
 
     # [adaptive-arguments-begin]
+    def _grid_records(self) -> None:
+        """Step 6's argument record for each launch of the grid in a batch: the first
+        launch of a search starts it (record 0, whose source fields :meth:`_reset`
+        writes), every other one carries on from the Control record (records 1 to
+        ``rounds``, source -1), each with its grid barrier. Step 5's grid queues stand in
+        for step 6's (set L % 2 holds the frontier of level L)."""
+        n, cap = self.graph.num_vertices, self.large_capacity
+        records = self.device.host_malloc(self.rounds + 1, push_pull.ARGS)
+        records[:] = np.zeros((), push_pull.ARGS)  # step 6's clocks and path counters: none
+        halves = {"small": (self.smalls, 4 * n), "medium": (self.mediums, 4 * n),
+                  "large": (self.larges, 8 * cap)}
+        buffers = dict(offsets=self.offsets, edges=self.edges, in_offsets=self.in_offsets,
+                       in_edges=self.in_edges, active=self.active, levels=self.levels,
+                       parents=self.parents, bitmaps=self.frontier_bitmaps,
+                       counts=self.counts, tallies=self.tallies,
+                       records=self.direction_records, clocks=self.unused, status=self.status,
+                       path_counts=self.unused, control=self.control, visited=self.bitmap,
+                       stamps=self.stamps)
+        for queue, (whole, size) in halves.items():
+            buffers[f"{queue}_0"], buffers[f"{queue}_1"] = whole.view(0, size), whole.view(size, size)
+        for field, buffer in buffers.items():
+            records[field] = buffer.ptr  # a device address
+        records["num_edges"], records["num_vertices"] = self.graph.num_edges, n
+        records["active_count"], records["large_capacity"] = self.active_count, cap
+        records["words"], records["stamp_capacity"] = self.words, n + 1
+        records["count_words"] = self.counts.nbytes // 4
+        records["tally_words"] = self.tallies.nbytes // 8
+        records["source"] = CARRY_ON
+        for r in range(self.rounds):
+            records["barrier"][1 + r] = self._barrier(r).ptr
+        records["barrier"][0] = self._barrier(0).ptr  # the first launch of a search
+        self.grid_args = self._alloc(push_pull.ARGS.itemsize * (self.rounds + 1))
+        self.device.memcpy_htod(self.grid_args, records)
+        self.h_grid_args = records
+
     def _arguments(self, stamps, stamp_capacity):
-        """Step 5's single block as in step 5; step 6's kernel with step 5's grid queues
-        (set L % 2 holds the frontier of level L), the Control record and the stamps."""
+        """Step 5's single block as in step 5 (with the stamps, always); the grid's
+        launches take their records: the search's start, then one per round."""
         single, _ = super()._arguments(self.stamps, self.graph.num_vertices + 1)
-        g, n, cap = self.graph, self.graph.num_vertices, self.large_capacity
-        halves = [(q.view(0, size), q.view(size, size))
-                  for q, size in ((self.smalls, 4 * n), (self.mediums, 4 * n),
-                                  (self.larges, 8 * cap))]
-        (small_0, small_1), (medium_0, medium_1), (large_0, large_1) = halves
-        zero = np.uint32(0)
-        grid = [(self.offsets, self.edges, self.in_offsets, self.in_edges,
-                 self.active, np.uint32(self.active_count),
-                 np.int32(n), np.uint64(g.num_edges), np.uint64(0),
-                 self.levels, self.parents,
-                 small_0, medium_0, large_0, small_1, medium_1, large_1,
-                 zero, zero, zero, np.uint32(cap), self.frontier_bitmaps, np.uint32(self.words),
-                 self.counts, self.tallies, self.direction_records, self.unused, zero,
-                 self.status, self._barrier(r), self.unused,
-                 CARRY_ON, np.uint32(self.counts.nbytes // 4),
-                 np.uint32(self.tallies.nbytes // 8), zero,
-                 self.control, self.bitmap, self.stamps, np.uint32(n + 1))
-                for r in range(self.rounds)]
+        size = push_pull.ARGS.itemsize
+        grid = [[self.grid_args.view(size * k, size)] for k in range(self.rounds + 1)]
         return single, grid
     # [adaptive-arguments-end]
 
@@ -185,11 +204,16 @@ class AdaptiveBFS(PersistentBFS):
         self.source = source
         degree, d = int(self.degrees[source]), self.defines
         if degree < d["WARP_THRESHOLD"]:
-            self._start_queues = (1, 0, 0)
+            queues = (1, 0, 0)
         elif degree < d["BLOCK_THRESHOLD"]:
-            self._start_queues = (0, 1, 0)
+            queues = (0, 1, 0)
         else:
-            self._start_queues = (0, 0, ceil_div(degree, d["BLOCK_PIECE"]))
+            queues = (0, 0, ceil_div(degree, d["BLOCK_PIECE"]))
+        # The record of the search's first grid launch: its source, degree and queue.
+        start = self.h_grid_args[:1]
+        start["source"], start["source_edges"] = source, degree
+        start["small_count"], start["medium_count"], start["large_count"] = queues
+        self.device.memcpy_htod_async(self.grid_args.view(0, start.nbytes), start, self.stream)
 
     def _queue_batch(self, single, grids, start) -> None:
         """The grid first: its first launch of a search starts it from the source (the
@@ -197,13 +221,10 @@ class AdaptiveBFS(PersistentBFS):
         block takes the levels the grid hands back. (The single block first, as in
         step 5, would leave the GPU idle while the host queued the grid's launch after
         it: longer than the first levels take.)"""
-        for grid_launch in grids:
-            if start >= 0:
-                grid_launch[push_pull.SOURCE_EDGES] = np.uint64(self.degrees[start])
-                (grid_launch[push_pull.SMALL_COUNT], grid_launch[push_pull.MEDIUM_COUNT],
-                 grid_launch[push_pull.LARGE_COUNT]) = map(np.uint32, self._start_queues)
-            grid_launch[push_pull.SOURCE], start = start, CARRY_ON
-            grid_launch(self.stream)
+        first, carry_on = grids[0], grids[1:]  # the launches of records 0, 1, ...
+        for grid_launch in carry_on:
+            (first if start >= 0 else grid_launch)(self.stream)
+            start = CARRY_ON
             self._launch_single(single)
     # [adaptive-start-end]
 

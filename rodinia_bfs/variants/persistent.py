@@ -1,6 +1,7 @@
 """Step 5: one launch, many levels (host side).
 
-The kernels are in ``hip_kernels/persistent.hip``. ``persistent_single`` is one block that
+The grid's kernel is in ``hip_kernels/persistent.hip``, the single block's in
+``hip_kernels/single_block.h``. ``persistent_single`` is one block that
 runs level after level while the frontier fits its shared memory; ``persistent_grid`` is a
 cooperative launch that runs the levels of a larger frontier with step 4's queues and a
 grid-wide barrier between levels. Each leaves a ``Control`` record saying where it
@@ -72,9 +73,29 @@ BLOCK_SIZE = 1024
 #: counters, and what the compiler reserves (1 KiB per block on recent NVIDIA GPUs).
 SB_STATIC_EXTRA = 2048
 
-#: The Control record (persistent.hip): six 4-byte fields, an 8-byte one and two more
-#: 4-byte ones, and its modes.
-CONTROL_BYTES = 40
+# [persistent-control-py-begin]
+#: The Control record (single_block.h), field for field; ``align=True`` lays it out as a
+#: C compiler does (tests/test_kernel_structure.py checks it against the header). And
+#: its modes.
+CONTROL = np.dtype([
+    ("mode", "<u4"), ("level", "<i4"), ("source", "<i4"), ("enqueued", "<u4"),
+    ("pieces", "<u4"), ("previous", "<u4"), ("visited_edges", "<u8"), ("log_to", "<u4"),
+    ("log_level", "<i4"),
+], align=True)
+# [persistent-control-py-end]
+
+# [persistent-args-py-begin]
+#: The kernels' arguments (PersistentArgs in single_block.h), field for field: a device
+#: address is 8 bytes, and ``align=True`` lays the record out as a C compiler does.
+ARGS = np.dtype([
+    ("offsets", "<u8"), ("edges", "<u8"), ("records", "<u8"), ("rows", "<u8"),
+    ("levels", "<u8"), ("parents", "<u8"), ("global_bitmap", "<u8"), ("control", "<u8"),
+    ("smalls", "<u8"), ("mediums", "<u8"), ("larges", "<u8"), ("counts", "<u8"),
+    ("overflow", "<u8"), ("stamps", "<u8"), ("log", "<u8"), ("log_levels", "<u8"),
+    ("n", "<i4"), ("large_capacity", "<u4"), ("overflow_capacity", "<u4"),
+    ("stamp_capacity", "<u4"),
+], align=True)
+# [persistent-args-py-end]
 MODE_SINGLE, MODE_GRID, MODE_DONE, MODE_RUNAWAY, MODE_FAILED = 1, 2, 3, 4, 5
 #: The single block's `start` argument for a launch that carries on from the Control
 #: record (the first launch of a search passes the source instead).
@@ -84,10 +105,10 @@ CARRY_ON = np.int32(-1)
 #: rows.
 STAMP_SINGLE_BY_WARP, STAMP_SINGLE_BY_ROW = 7, 8
 
-#: What a profile run records at the start of each level (LevelStamp in persistent.hip).
+#: What a profile run records at the start of each level (LevelStamp in single_block.h).
 LEVEL_STAMP = np.dtype([("clock", "<u8"), ("kernel", "<u4"), ("entries", "<u4")])
 
-#: An edge with its target's adjacency list (EdgeRecord in persistent.hip): 16 bytes.
+#: An edge with its target's adjacency list (EdgeRecord in single_block.h): 16 bytes.
 EDGE_RECORD = np.dtype([("vertex", "<i4"), ("degree", "<u4"), ("begin", "<i8")])
 
 
@@ -134,7 +155,7 @@ def graph_defaults(graph: CSRGraph | None) -> dict:
 
 def build_rows(graph: CSRGraph, width: int) -> np.ndarray:
     """Row v: vertex v's neighbours, padded with -1 to ``width`` entries (Row in
-    persistent.hip). The step builds the same on the device
+    single_block.h). The step builds the same on the device
     (:func:`~rodinia_bfs.graph_prep.device_rows`); this is the reference."""
     n = graph.num_vertices
     rows = np.full((max(n, 1), width), -1, np.int32)
@@ -163,6 +184,8 @@ class PersistentBFS(GPUStep):
 
     name = "persistent"
     kernel_file = "persistent.hip"
+    #: The kernel that runs the levels of a large frontier.
+    grid_kernel = "persistent_grid"
     returns_parents = True
     # ``iterations`` is the number of levels the kernels ran, as in the steps before,
     # although the host loop goes round once per batch of kernels, not once per level.
@@ -225,7 +248,7 @@ class PersistentBFS(GPUStep):
                    bytes_per_edge=20 if edge_records else 4)
         module = self._compile(defines)
         self.single = module.get_function("persistent_single")
-        self.grid = module.get_function("persistent_grid")
+        self.grid = module.get_function(self.grid_kernel)
         self.flush = module.get_function("persistent_flush")
         blocks = device.cooperative_grid(self.grid, block_size)
         self.grid_blocks = min(blocks, max_grid_blocks or blocks)
@@ -257,7 +280,7 @@ class PersistentBFS(GPUStep):
         self.larges = self._alloc(2 * 8 * self.large_capacity)
         self.counts = self._alloc(3 * len(balanced.QUEUES) * balanced.COUNTER_STRIDE * 4)
         self.overflow = self._alloc(4 * self.overflow_capacity)  # the single block's spill
-        self.control = self._alloc(CONTROL_BYTES)  # the Control record
+        self.control = self._alloc(CONTROL.itemsize)  # the Control record
         # A GridBarrier per grid launch of a batch. A barrier is as good as new after any
         # number of whole crossings, so one memset per search does for every batch.
         self.barriers = self.cleared.view(bitmap_bytes, GRID_BARRIER_BYTES * rounds)
@@ -265,14 +288,17 @@ class PersistentBFS(GPUStep):
         self._launches = {}  # profile or not -> the kernels' prepared launches (_host_loop)
         self._cleared = False  # bitmap and barriers zeroed (by the first reset)
         self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
+        # The kernels' argument records: one for timed searches, one for profiled ones
+        # (their stamps differ), filled in by _arguments.
+        self.args = self._alloc(2 * ARGS.itemsize)
+        self._record(False, self.no_stamps, 0)
         # With SB_LOG, the whole GPU writes out what the single block logged
         # (persistent_flush): the same launch behind every launch of the single block.
         self._flush_launch = device.prepare_launch(
             self.flush, device.cooperative_grid(self.flush, FLUSH_BLOCK_SIZE), FLUSH_BLOCK_SIZE,
-            [self.log_entries, self.log_levels, self.control, self.levels, self.parents,
-             np.int32(n)]) if log else None
+            [self._record_of(False)]) if log else None
         # Pinned host memory: the Control record comes back there.
-        self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.int32)
+        self.h_control = device.host_malloc(1, CONTROL)
     # [persistent-setup-end]
 
     @staticmethod
@@ -333,18 +359,34 @@ class PersistentBFS(GPUStep):
         # search gives it the source (_host_loop), and it starts at level 0 from there.
         self.source = source
 
+    def _record_of(self, profile: bool):
+        """The device's argument record for timed (0) or profiled (1) searches."""
+        return self.args.view(ARGS.itemsize * int(profile), ARGS.itemsize)
+
+    def _record(self, profile: bool, stamps, stamp_capacity: int) -> None:
+        """Fill in the argument record of timed or profiled searches."""
+        record = np.zeros(1, ARGS)
+        buffers = dict(offsets=self.offsets, edges=self.edges, records=self.records,
+                       rows=self.rows, levels=self.levels, parents=self.parents,
+                       global_bitmap=self.bitmap, control=self.control, smalls=self.smalls,
+                       mediums=self.mediums, larges=self.larges, counts=self.counts,
+                       overflow=self.overflow, stamps=stamps, log=self.log_entries,
+                       log_levels=self.log_levels)
+        for field, buffer in buffers.items():
+            record[field] = buffer.ptr  # a device address
+        record["n"] = self.graph.num_vertices
+        record["large_capacity"] = self.large_capacity
+        record["overflow_capacity"] = self.overflow_capacity
+        record["stamp_capacity"] = stamp_capacity
+        self.device.memcpy_htod(self._record_of(profile), record)
+
     def _arguments(self, stamps, stamp_capacity):
-        n = np.int32(self.graph.num_vertices)
-        graph = (self.offsets, self.edges)
-        queues = (self.smalls, self.mediums, self.larges, np.uint32(self.large_capacity),
-                  self.counts)
-        single = [*graph, self.records, self.rows, self.levels, self.parents, self.bitmap, n,
-                  self.control, *queues, self.overflow, np.uint32(self.overflow_capacity),
-                  stamps, np.uint32(stamp_capacity), self.log_entries, self.log_levels,
-                  CARRY_ON]  # the last: start (_host_loop)
-        grid = [(*graph, self.levels, self.parents, self.bitmap, n, self.control, *queues,
-                 self._barrier(r), stamps, np.uint32(stamp_capacity))
-                for r in range(self.rounds)]
+        """The launches' arguments: the record, and the single block's start (the last:
+        _host_loop sets it), or the grid's barrier."""
+        profile = self._profile
+        self._record(profile, stamps, stamp_capacity)
+        single = [self._record_of(profile), CARRY_ON]
+        grid = [(self._record_of(profile), self._barrier(r)) for r in range(self.rounds)]
         return single, grid
 
     def _barrier(self, r: int):
@@ -391,7 +433,9 @@ class PersistentBFS(GPUStep):
             dev.memcpy_dtoh_async(self.h_control, self.control, stream)
             stream.synchronize()  # the one wait of a batch: where did the kernels stop?
             self.last_host_waits += 1
-            mode, level, _, enqueued, pieces = self.h_control[:5].tolist()
+            control = self.h_control[0]
+            mode, level = int(control["mode"]), int(control["level"])
+            enqueued, pieces = int(control["enqueued"]), int(control["pieces"])
             if mode == MODE_DONE:
                 break
             if mode == MODE_RUNAWAY:  # the kernels' guard: what a working BFS cannot reach

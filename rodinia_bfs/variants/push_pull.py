@@ -21,8 +21,7 @@ from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graph_prep import Buffers, DeviceGraph, check_prep_fits, device_bottom_up_inputs
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
-from rodinia_bfs.runtime.base import (GRID_BARRIER_BYTES, Device, DeviceBuffer, PreparedLaunch,
-                                      ceil_div)
+from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, DeviceBuffer, ceil_div
 from rodinia_bfs.variants.balanced import MAX_BLOCKS, QUEUES, BalancedBFS
 from rodinia_bfs.variants.balanced import tunables as balanced_tunables
 from rodinia_bfs.variants.base import LevelTimer, check_fits
@@ -95,8 +94,26 @@ STATUS_WORDS = 4
 CONTROL_BYTES = 4 * STATUS_WORDS + GRID_BARRIER_BYTES
 STATUS_LEVELS, STATUS_ERROR, BARRIER_FAILED = 0, 1, STATUS_WORDS + 1
 
-#: Where the kernel's arguments that change with the source are (_host_loop).
-SOURCE_EDGES, SMALL_COUNT, MEDIUM_COUNT, LARGE_COUNT, SOURCE = 8, 17, 18, 19, 31
+# [push-pull-args-py-begin]
+#: The kernel's arguments, PushPullArgs in push_pull_grid.h, field for field: a device
+#: address is 8 bytes, and ``align=True`` lays the record out as a C compiler does
+#: (tests/test_kernel_structure.py checks it against the header).
+ARGS = np.dtype([
+    ("offsets", "<u8"), ("edges", "<u8"), ("in_offsets", "<u8"), ("in_edges", "<u8"),
+    ("active", "<u8"), ("levels", "<u8"), ("parents", "<u8"),
+    ("small_0", "<u8"), ("medium_0", "<u8"), ("large_0", "<u8"),
+    ("small_1", "<u8"), ("medium_1", "<u8"), ("large_1", "<u8"),
+    ("bitmaps", "<u8"), ("counts", "<u8"), ("tallies", "<u8"), ("records", "<u8"),
+    ("clocks", "<u8"), ("status", "<u8"), ("barrier", "<u8"), ("path_counts", "<u8"),
+    ("control", "<u8"), ("visited", "<u8"), ("stamps", "<u8"),
+    ("num_edges", "<u8"), ("source_edges", "<u8"),
+    ("num_vertices", "<i4"), ("active_count", "<u4"), ("large_capacity", "<u4"),
+    ("words", "<u4"), ("record_clocks", "<u4"), ("count_words", "<u4"),
+    ("tally_words", "<u4"), ("path_words", "<u4"), ("stamp_capacity", "<u4"),
+    ("small_count", "<u4"), ("medium_count", "<u4"), ("large_count", "<u4"),
+    ("source", "<i4"),
+], align=True)
+# [push-pull-args-py-end]
 
 #: The kernel's error codes (status[STATUS_ERROR]).
 ERRORS = {
@@ -202,12 +219,37 @@ class PushPullBFS(BalancedBFS):
         self._control_clean = False  # zeroed by the first reset
         self.h_control = device.host_malloc(CONTROL_BYTES // 4, np.uint32)
         self.clocks = self._alloc(8)  # the clock at each level: grown when profiling
-        self._launches = {}  # profile or not -> the kernel's prepared launch (_launch)
         # One block per slot the device can keep resident: all of them run at once,
         # which the grid barrier needs.
         self.grid = device.cooperative_grid(self.kernel, block_size)
         if max_blocks is not None:
             self.grid = min(self.grid, max_blocks)
+        # The kernel's argument record, in pinned host memory and on the device: every
+        # field but those of the source is set here, once.
+        self.args = self._alloc(ARGS.itemsize)
+        self.h_args = device.host_malloc(1, ARGS)
+        self.h_args[0] = np.zeros((), ARGS)  # step 7's fields stay null
+        (small_0, medium_0, large_0), (small_1, medium_1, large_1) = (
+            (q["small"], q["medium"], q["large"]) for q in self.queues)
+        buffers = dict(offsets=self.offsets, edges=self.edges, in_offsets=self.in_offsets,
+                       in_edges=self.in_edges, active=self.active, levels=self.levels,
+                       parents=self.parents, small_0=small_0, medium_0=medium_0,
+                       large_0=large_0, small_1=small_1, medium_1=medium_1, large_1=large_1,
+                       bitmaps=self.bitmaps, counts=self.counts, tallies=self.tallies,
+                       records=self.records, status=self.status, barrier=self.barrier,
+                       path_counts=self.path_counts)
+        for field, buffer in buffers.items():
+            self.h_args[field] = buffer.ptr  # a device address
+        self.h_args["num_edges"] = graph.num_edges
+        self.h_args["num_vertices"] = n
+        self.h_args["active_count"] = self.active_count
+        self.h_args["large_capacity"] = self.large_capacity
+        self.h_args["words"] = self.words
+        self.h_args["count_words"] = self.counts.nbytes // 4
+        self.h_args["tally_words"] = self.tallies.nbytes // 8
+        self.h_args["path_words"] = self.path_counts.nbytes // 8
+        self.launch = device.prepare_launch(self.kernel, self.grid, block_size, [self.args],
+                                            cooperative=True)
     # [push-pull-setup-end]
 
     def _out_targets(self, graph: CSRGraph) -> DeviceBuffer:
@@ -251,43 +293,18 @@ class PushPullBFS(BalancedBFS):
     # [push-pull-source-end]
 
     # [push-pull-search-begin]
-    def _launch(self, profile: bool) -> PreparedLaunch:
-        """The kernel's launch, checked and packed once for timed searches and once for
-        profiled ones (:meth:`~rodinia_bfs.runtime.base.Device.prepare_launch`): every
-        argument is the same from one search to the next but the source's
-        (``SOURCE_EDGES`` ... ``SOURCE``), which :meth:`_host_loop` writes."""
-        launch = self._launches.get(profile)
-        if launch is None:
-            n = self.graph.num_vertices
-            if profile and self.clocks.nbytes < 8 * (n + 1):
-                self.clocks = self._alloc(8 * (n + 1))
-            (small_0, medium_0, large_0), (small_1, medium_1, large_1) = (
-                (q["small"], q["medium"], q["large"]) for q in self.queues)
-            no_count = np.uint32(0)
-            args = [
-                self.offsets, self.edges, self.in_offsets, self.in_edges,
-                self.active, np.uint32(self.active_count),
-                np.int32(n), np.uint64(self.graph.num_edges), np.uint64(0),  # source_edges
-                self.levels, self.parents,
-                small_0, medium_0, large_0, small_1, medium_1, large_1,
-                no_count, no_count, no_count,  # the source's queue lengths
-                np.uint32(self.large_capacity), self.bitmaps, np.uint32(self.words),
-                self.counts, self.tallies, self.records, self.clocks, np.uint32(profile),
-                self.status, self.barrier, self.path_counts,
-                np.int32(0), np.uint32(self.counts.nbytes // 4),  # the source
-                np.uint32(self.tallies.nbytes // 8), np.uint32(self.path_counts.nbytes // 8)]
-            launch = self._launches[profile] = self.device.prepare_launch(
-                self.kernel, self.grid, self.block_size, args, cooperative=True)
-        return launch
-
     def _host_loop(self, start: list[int], timer: LevelTimer) -> BFSResult:
-        """The whole search: one cooperative launch and one wait."""
-        launch = self._launch(bool(timer.marks))  # profile=True: a clock per level
+        """The whole search: the argument record goes up, one cooperative launch, one
+        wait."""
+        args, profile = self.h_args, bool(timer.marks)  # profile: a clock per level
+        if profile and self.clocks.nbytes < 8 * (self.graph.num_vertices + 1):
+            self.clocks = self._alloc(8 * (self.graph.num_vertices + 1))
+        args["clocks"], args["record_clocks"] = self.clocks.ptr, profile
         # What differs from one search to the next: the source, its degree, its queue.
-        launch[SOURCE_EDGES] = np.uint64(self.degrees[self.source])
-        launch[SMALL_COUNT], launch[MEDIUM_COUNT], launch[LARGE_COUNT] = map(np.uint32, start)
-        launch[SOURCE] = np.int32(self.source)
-        launch(self.stream)
+        args["source"], args["source_edges"] = self.source, self.degrees[self.source]
+        args["small_count"], args["medium_count"], args["large_count"] = start
+        self.device.memcpy_htod_async(self.args, args, self.stream)
+        self.launch(self.stream)
         self.device.memcpy_dtoh_async(self.h_control, self.control, self.stream)
         self.stream.synchronize()  # the one wait of the search
         status = self.h_control

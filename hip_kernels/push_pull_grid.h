@@ -1,0 +1,516 @@
+// push_pull_grid.h: step 6's direction-optimizing kernel, push_pull_bfs, and its parts.
+//
+// Step 6 (push_pull.hip) builds it alone; step 7 (adaptive.hip) builds it with
+// ADAPTIVE_HANDOFF 1 after single_block.h, so that it hands frontiers to and from
+// step 5's single block.
+#pragma once
+#include "frontier.h"
+
+#ifndef ALPHA
+#error "compile with -DALPHA=<Beamer's alpha: bottom-up when m_f > m_u / ALPHA>"
+#endif
+#ifndef BETA
+#error "compile with -DBETA=<Beamer's beta: top-down again when n_f < n / BETA>"
+#endif
+#ifndef BU_PROBE
+#error "compile with -DBU_PROBE=<in-edges a thread checks alone before its warp helps>"
+#endif
+#ifndef BU_WARP_THRESHOLD
+#error "compile with -DBU_WARP_THRESHOLD=<in-edges left from which the warp scans a list>"
+#endif
+#ifndef SHARE_SHORT_QUEUES
+#error "compile with -DSHARE_SHORT_QUEUES=<1: several warps or threads share each vertex of a short queue>"
+#endif
+#ifndef FORCE_DIRECTION
+#error "compile with -DFORCE_DIRECTION=<0: Beamer's rule, 1: always top-down, 2: always bottom-up>"
+#endif
+#if ALPHA < 1 || BETA < 1 || BU_PROBE < 0 || BU_WARP_THRESHOLD < 1
+#error "need ALPHA >= 1, BETA >= 1, BU_PROBE >= 0 and BU_WARP_THRESHOLD >= 1"
+#endif
+
+// [push-pull-handoff-begin]
+// Step 7 (adaptive.hip) includes this file after single_block.h with ADAPTIVE_HANDOFF 1:
+// the kernel then runs only the levels between two hand-overs. It starts from step 5's
+// Control record (the level, and the frontier in step 5's grid queues) instead of the
+// source, and stops, handing the frontier back to step 5's single block, once it is
+// small again. With ADAPTIVE_HANDOFF 0 (the default) this file is step 6 alone.
+#ifndef ADAPTIVE_HANDOFF
+#define ADAPTIVE_HANDOFF 0
+#endif
+#if ADAPTIVE_HANDOFF
+// A grid barrier gave up: mark the search failed, so that no kernel launched behind this
+// one carries on from a half-finished level, and leave.
+#define GIVE_UP()                                                                     \
+    do {                                                                              \
+        if (threadIdx.x == 0) atomicExch(&a.control->mode, (bfs_u32)MODE_FAILED);     \
+        return;                                                                       \
+    } while (0)
+#define STAMP_PULL 6  // LevelStamp.kernel of a bottom-up level (MODE_GRID: top-down)
+#ifndef HAND_BACK_AFTER
+#error "compile with -DHAND_BACK_AFTER=<levels in a row that fit the single block before it takes them>"
+#endif
+#if HAND_BACK_AFTER < 1
+#error "HAND_BACK_AFTER must be at least 1"
+#endif
+#else
+#define GIVE_UP() return
+#endif
+// [push-pull-handoff-end]
+
+#include "bottom_up.h"
+
+// [push-pull-args-begin]
+// The kernel's arguments: one record in device memory (a launch passes its address),
+// which the host fills in once per graph, and before each search with the fields that
+// change with the source. PushPullArgs in rodinia_bfs/variants/push_pull.py describes it
+// field by field. Step 7's three pointers are null in step 6.
+struct Control;     // step 7: single_block.h
+struct LevelStamp;  // likewise
+struct PushPullArgs {
+    const edge_t* offsets;     // the graph's out-edges
+    const vertex_t* edges;
+    const edge_t* in_offsets;  // its in-edges, hubs first (bottom-up sweeps)
+    const vertex_t* in_edges;
+    const vertex_t* active;    // the vertices that have in-edges, active_count of them
+    level_t* levels;
+    vertex_t* parents;
+    vertex_t* small_0;         // the two queue sets (step 4's queues)
+    vertex_t* medium_0;
+    Piece* large_0;
+    vertex_t* small_1;
+    vertex_t* medium_1;
+    Piece* large_1;
+    bfs_u32* bitmaps;          // three bitmaps of `words` words
+    bfs_u32* counts;           // COUNTER_SETS sets of queue lengths, count_words in all
+    bfs_u64* tallies;          // COUNTER_SETS tallies, tally_words in all
+    bfs_u32* records;          // per level: n_f, and the direction in bit 31
+    bfs_u64* clocks;           // device_clock() per level, with record_clocks
+    bfs_u32* status;           // what the host reads back (STATUS_LEVELS, STATUS_ERROR)
+    GridBarrier* barrier;
+    bfs_u64* path_counts;      // with COUNT_PATHS, path_words of them
+    Control* control;          // step 7: where the single block stopped, or this kernel
+    bfs_u32* visited;          // step 7: the single block's visited bitmap
+    LevelStamp* stamps;        // step 7: which kernel ran each level, stamp_capacity of them
+    bfs_u64 num_edges;
+    bfs_u64 source_edges;      // per search: the source's degree
+    vertex_t num_vertices;
+    bfs_u32 active_count;
+    bfs_u32 large_capacity;
+    bfs_u32 words;
+    bfs_u32 record_clocks;
+    bfs_u32 count_words;
+    bfs_u32 tally_words;
+    bfs_u32 path_words;
+    bfs_u32 stamp_capacity;
+    bfs_u32 small_count;       // per search: the source's queue (see the reset below)
+    bfs_u32 medium_count;
+    bfs_u32 large_count;
+    vertex_t source;           // per search; step 7: -1 carries on from the Control record
+};
+// [push-pull-args-end]
+
+
+// Directions, as the per-level record stores them (bit 31 of the entry).
+#define TOP_DOWN 0
+#define BOTTOM_UP 1
+#define RECORD_BOTTOM_UP 0x80000000u
+
+// What the host reads back after the launch (status[]).
+#define STATUS_LEVELS 0
+#define STATUS_ERROR 1
+#define ERROR_RUNAWAY 1   // more levels than vertices
+#define ERROR_OVERFLOW 2  // more queue entries than a BFS can make
+
+// Sets of counters: the queue lengths (QUEUES of them, COUNTER_STRIDE apart) and the
+// tally (vertices and edges found, on a 128-byte line of its own). Phase p counts into
+// set p % 3, everyone reads set p % 3 after the barrier that ends phase p, and phase
+// p clears set (p + 1) % 3, which nobody reads or writes during phase p.
+#define COUNTER_SETS 3
+#define TALLY_STRIDE 16  // bfs_u64 slots
+
+// After a barrier, values other blocks wrote: read them past the cache.
+__device__ inline bfs_u32 load_fresh(const bfs_u32* p) { return *(const volatile bfs_u32*)p; }
+__device__ inline bfs_u64 load_fresh(const bfs_u64* p) { return *(const volatile bfs_u64*)p; }
+
+// [push-pull-convert-begin]
+// From queues to a bitmap (before a bottom-up level): one bit per queued vertex; a large
+// vertex is in its queue once per piece, and piece 0 sets its bit.
+__device__ inline void queues_to_bitmap(const vertex_t* small, bfs_u32 small_count,
+                                        const vertex_t* medium, bfs_u32 medium_count,
+                                        const Piece* large, bfs_u32 large_count,
+                                        bfs_u32* bits, bfs_u32 first_thread, bfs_u32 threads)
+{
+    for (bfs_u32 i = first_thread; i < small_count; i += threads) add_to_bitmap(bits, small[i]);
+    for (bfs_u32 i = first_thread; i < medium_count; i += threads) add_to_bitmap(bits, medium[i]);
+    for (bfs_u32 i = first_thread; i < large_count; i += threads)
+        if (large[i].index == 0) add_to_bitmap(bits, large[i].vertex);
+}
+
+// From a bitmap to queues (before a top-down level): each thread takes whole words and
+// enqueues the vertices of their set bits by degree, as a top-down level would have.
+// The caller copies the block-local queues out.
+__device__ inline void bitmap_to_queues(const Level& L, const bfs_u32* bits, bfs_u32 words,
+                                        bfs_u32 first_thread, bfs_u32 threads)
+{
+    for (bfs_u32 w = first_thread; w < words; w += threads) {
+        bfs_u32 word = bits[w];
+        while (word != 0) {  // at most BITMAP_WORD_BITS trips
+            const vertex_t v = (vertex_t)(w * BITMAP_WORD_BITS) + (__ffs((int)word) - 1);
+            word &= word - 1;
+            enqueue(L, v, L.offsets[v + 1] - L.offsets[v]);
+        }
+    }
+}
+// [push-pull-convert-end]
+
+// Zero a bitmap, the whole grid together.
+__device__ inline void clear_bitmap(bfs_u32* bits, bfs_u32 words, bfs_u32 first_thread,
+                                    bfs_u32 threads)
+{
+    for (bfs_u32 w = first_thread; w < words; w += threads) bits[w] = 0;
+}
+
+// The counters a phase counts into. Phase p counts into set p % 3; everyone reads that
+// set after the barrier that ends phase p; and phase p clears set (p + 1) % 3, which
+// nobody reads or writes during phase p (it was read after phase p - 2).
+struct Counters {
+    bfs_u32* counts;  // queue lengths: SMALL, MEDIUM and LARGE, COUNTER_STRIDE apart
+    bfs_u64* tally;   // vertices and edges found
+};
+
+__device__ inline Counters begin_phase(bfs_u32* counts, bfs_u64* tallies, bfs_u32 phase)
+{
+    const bfs_u32 spare = (phase + 1) % COUNTER_SETS;
+    if (blockIdx.x == 0 && threadIdx.x < QUEUES)
+        counts[(spare * QUEUES + threadIdx.x) * COUNTER_STRIDE] = 0;
+    if (blockIdx.x == 0 && threadIdx.x < 2) tallies[spare * TALLY_STRIDE + threadIdx.x] = 0;
+    const bfs_u32 mine = phase % COUNTER_SETS;
+    return Counters{counts + mine * QUEUES * COUNTER_STRIDE, tallies + mine * TALLY_STRIDE};
+}
+
+// [push-pull-state-begin]
+// The state of the search between levels. Every thread keeps its own copy and updates
+// it from the same global counts after the same barriers, so all copies stay equal:
+// every thread takes the same decisions, and none waits at a barrier the others skip.
+struct SearchState {
+    level_t level;              // the frontier's level
+    int queue_set;              // which of the two queue sets holds the frontier
+    int as_bitmap;              // the frontier is in queues (0) or in a bitmap (1)
+    int direction;              // TOP_DOWN or BOTTOM_UP: how the last level went
+    bfs_u32 phase;              // phases run so far: picks the counter set
+    bfs_u32 dirty;              // bit b: bitmap b may have bits set
+    bfs_u32 small_count, medium_count, large_count;  // the queues' lengths
+    bfs_u64 frontier_vertices;  // n_f
+    bfs_u64 frontier_edges;     // m_f
+    bfs_u64 previous_vertices;  // n_f of the level before
+    bfs_u64 unvisited_edges;    // m_u
+    bfs_u64 enqueued, pieces;   // queue entries so far, for the guard
+};
+// [push-pull-state-end]
+
+// After a phase that filled the next queues: their lengths. Each vertex enters a queue
+// once per BFS (a large one as all its pieces); more than that means a broken kernel,
+// and false stops the search before it writes past a queue's end.
+__device__ inline bool take_queues(const Counters& c, SearchState& st, vertex_t num_vertices,
+                                   bfs_u32 large_capacity)
+{
+    st.queue_set ^= 1;
+    st.small_count = load_fresh(&c.counts[SMALL * COUNTER_STRIDE]);
+    st.medium_count = load_fresh(&c.counts[MEDIUM * COUNTER_STRIDE]);
+    st.large_count = load_fresh(&c.counts[LARGE * COUNTER_STRIDE]);
+    st.enqueued += st.small_count + st.medium_count;
+    st.pieces += st.large_count;
+    return st.enqueued <= (bfs_u64)num_vertices && st.pieces <= large_capacity;
+}
+
+// The block's local queues are copied out; empty them for the next level's enqueues
+// (the grid barrier that follows orders this before them).
+__device__ inline void empty_local_queues(LocalQueues& local)
+{
+    __syncthreads();  // every thread of the block is done with the counts
+    if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
+}
+
+// [push-pull-kernel-begin]
+extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
+push_pull_bfs(const PushPullArgs* args)
+{
+    const PushPullArgs a = *args;  // read once; every field stays in registers
+#if ADAPTIVE_HANDOFF
+    // The first launch of a search has its source and starts it (below, as step 6
+    // does); a later one has source -1 and carries on from the Control record, or
+    // returns at once when it is not its turn.
+    const bool fresh = a.source >= 0;
+    if (!fresh && a.control->mode != MODE_GRID) return;  // the same for every block
+#endif
+    __shared__ LocalQueues local;
+    __shared__ bfs_u64 block_tally[2];
+    if (threadIdx.x < 2) {
+        local.counts[threadIdx.x] = 0;
+        block_tally[threadIdx.x] = 0;
+    }
+    __syncthreads();  // nobody enqueues before the counters are zero
+
+    // The grid strides over all the work of a phase: a thread's place in it.
+    const bfs_u32 threads = gridDim.x * BLOCK_SIZE;
+    const bfs_u32 warps = gridDim.x * WARPS_PER_BLOCK;
+    const bfs_u32 thread = blockIdx.x * BLOCK_SIZE + threadIdx.x;
+    const bfs_u32 warp = blockIdx.x * WARPS_PER_BLOCK + warp_id();
+    vertex_t* const small_queues[2] = {a.small_0, a.small_1};
+    vertex_t* const medium_queues[2] = {a.medium_0, a.medium_1};
+    Piece* const large_queues[2] = {a.large_0, a.large_1};
+    SearchState st;
+
+#if ADAPTIVE_HANDOFF
+    bool handed_back = false;
+    bfs_u32 fitting = 0;  // levels in a row whose frontier the single block could take
+    if (!fresh) {
+        // [adaptive-resume-begin]
+        // Carry on from where the single block stopped: the frontier of `level` is in the
+        // queue set of parity level % 2, counted in counter set level % 3 (step 5's layout).
+        const level_t start_level = a.control->level;
+        const bfs_u32* start_counts = a.counts + (start_level % 3) * QUEUES * COUNTER_STRIDE;
+        st = SearchState{start_level, start_level % 2, 0, TOP_DOWN, 0, 0,
+                         load_fresh(&start_counts[SMALL * COUNTER_STRIDE]),
+                         load_fresh(&start_counts[MEDIUM * COUNTER_STRIDE]),
+                         load_fresh(&start_counts[LARGE * COUNTER_STRIDE]), 0, 0,
+                         a.control->previous, 0, a.control->enqueued, a.control->pieces};
+        st.enqueued += st.small_count + st.medium_count;
+        st.pieces += st.large_count;
+        if (thread == 0) a.status[STATUS_ERROR] = 0;
+        if (!grid_sync(a.barrier)) GIVE_UP();  // everyone has read the counts cleared below
+        for (bfs_u32 w = thread; w < 3 * a.words; w += threads) a.bitmaps[w] = 0;
+        for (bfs_u32 i = thread; i < a.count_words; i += threads) a.counts[i] = 0;
+        for (bfs_u32 i = thread; i < a.tally_words; i += threads) a.tallies[i] = 0;
+        if (!grid_sync(a.barrier)) GIVE_UP();
+        // The counts of Beamer's rule: n_f and m_f over the queues (a large vertex counts
+        // once, with piece 0); m_u from the Control record, which counts the edges of the
+        // levels before this one.
+        Tally frontier = {0, 0};
+        const vertex_t* small = small_queues[st.queue_set];
+        const vertex_t* medium = medium_queues[st.queue_set];
+        const Piece* large = large_queues[st.queue_set];
+        for (bfs_u32 i = thread; i < st.small_count + st.medium_count + st.large_count;
+             i += threads) {
+            vertex_t v = -1;
+            if (i < st.small_count) v = small[i];
+            else if (i < st.small_count + st.medium_count) v = medium[i - st.small_count];
+            else if (large[i - st.small_count - st.medium_count].index == 0)
+                v = large[i - st.small_count - st.medium_count].vertex;
+            if (v < 0) continue;
+            frontier.vertices += 1;
+            frontier.edges += (bfs_u64)(a.offsets[v + 1] - a.offsets[v]);
+        }
+        bfs_u64* const sums = a.tallies + 2 * TALLY_STRIDE;  // the third set, slots 0-1
+        add_tally(frontier, block_tally, sums);
+        if (!grid_sync(a.barrier)) GIVE_UP();
+        st.frontier_vertices = load_fresh(&sums[0]);
+        st.frontier_edges = load_fresh(&sums[1]);
+        const bfs_u64 seen = a.control->visited_edges + st.frontier_edges;
+        st.unvisited_edges = a.num_edges > seen ? a.num_edges - seen : 0;
+        // [adaptive-resume-end]
+    } else  // a fresh search: step 6's start below
+#endif
+    {
+        // [push-pull-reset-begin]
+        // The start state, written by the grid itself: the host launches once and sets
+        // nothing else, where a memset or a copy per buffer would cost it a call each.
+        // Every level and parent -1 but the source's, every bitmap and counter zero, and
+        // the source alone in the queue the host chose for it (it counted its pieces).
+        for (bfs_u32 v = thread; v < (bfs_u32)a.num_vertices; v += threads) {
+            const bool is_source = v == (bfs_u32)a.source;
+            a.levels[v] = is_source ? 0 : -1;
+            a.parents[v] = is_source ? a.source : -1;
+        }
+        for (bfs_u32 w = thread; w < 3 * a.words; w += threads) a.bitmaps[w] = 0;
+        for (bfs_u32 i = thread; i < a.count_words; i += threads) a.counts[i] = 0;
+        for (bfs_u32 i = thread; i < a.tally_words; i += threads) a.tallies[i] = 0;
+        for (bfs_u32 i = thread; i < a.path_words; i += threads) a.path_counts[i] = 0;
+        for (bfs_u32 p = thread; p < a.large_count; p += threads)
+            a.large_0[p] = Piece{a.source, p};
+        if (thread == 0 && a.small_count) a.small_0[0] = a.source;
+        if (thread == 0 && a.medium_count) a.medium_0[0] = a.source;
+        if (thread == 0) a.status[STATUS_ERROR] = 0;  // read back by the host, bar the levels
+        if (!grid_sync(a.barrier)) GIVE_UP();
+        // [push-pull-reset-end]
+
+        // Level 0: the source alone in its queue, top-down;
+        // m_f is the source's degree, m_u every other edge.
+        st = SearchState{0, 0, 0, TOP_DOWN, 0, 0, a.small_count, a.medium_count,
+                         a.large_count, 1, a.source_edges, 0, a.num_edges - a.source_edges,
+                         (bfs_u64)a.small_count + a.medium_count, a.large_count};
+    }
+    // [push-pull-kernel-end]
+
+    for (;;) {
+        if (st.level >= a.num_vertices) {  // each level reaches a new vertex: a broken kernel
+            if (thread == 0) a.status[STATUS_ERROR] = ERROR_RUNAWAY;
+            break;
+        }
+        if (a.record_clocks && thread == 0) a.clocks[st.level] = device_clock();
+        // [push-pull-rule-begin]
+        // Beamer's rule, in integers: bottom-up when m_f > m_u / ALPHA while the frontier
+        // grows, top-down again when n_f < n / BETA while it shrinks.
+        if (FORCE_DIRECTION == 1) {
+            st.direction = TOP_DOWN;
+        } else if (FORCE_DIRECTION == 2) {
+            st.direction = BOTTOM_UP;
+        } else if (st.direction == TOP_DOWN) {
+            if (st.frontier_edges * ALPHA > st.unvisited_edges &&
+                st.frontier_vertices > st.previous_vertices)
+                st.direction = BOTTOM_UP;
+        } else if (st.frontier_vertices * BETA < (bfs_u64)a.num_vertices &&
+                   st.frontier_vertices < st.previous_vertices) {
+            st.direction = TOP_DOWN;
+        }
+        // [push-pull-rule-end]
+        if (thread == 0)
+            a.records[st.level] = (bfs_u32)st.frontier_vertices |
+                                (st.direction == BOTTOM_UP ? RECORD_BOTTOM_UP : 0u);
+#if ADAPTIVE_HANDOFF
+        if (thread == 0)
+            stamp(a.stamps, a.stamp_capacity, st.level,
+                  st.direction == BOTTOM_UP ? STAMP_PULL : MODE_GRID, (bfs_u32)st.frontier_vertices);
+#endif
+        // Three bitmaps in turn: this level's frontier, the next one, and the last
+        // level's, which this level's phase clears.
+        const bfs_u32 this_map = (bfs_u32)st.level % 3, next_map = (this_map + 1) % 3,
+                      old_map = (this_map + 2) % 3;
+        bfs_u32* const frontier_bits = a.bitmaps + this_map * a.words;
+
+        // [push-pull-switch-begin]
+        // A change of direction: the frontier goes into the form the new direction
+        // reads, in a phase of its own.
+        if (st.direction == BOTTOM_UP && !st.as_bitmap) {
+            begin_phase(a.counts, a.tallies, st.phase);
+            queues_to_bitmap(small_queues[st.queue_set], st.small_count,
+                             medium_queues[st.queue_set], st.medium_count,
+                             large_queues[st.queue_set], st.large_count, frontier_bits,
+                             thread, threads);
+            st.dirty |= 1u << this_map;
+            st.as_bitmap = 1;
+            st.phase++;
+            if (!grid_sync(a.barrier)) GIVE_UP();
+        } else if (st.direction == TOP_DOWN && st.as_bitmap) {
+            // The frontier of level L goes to the queue set of parity L % 2, where step 5's
+            // kernels look for it (step 7 hands it to them).
+            st.queue_set = (st.level + 1) % 2;
+            const Counters c = begin_phase(a.counts, a.tallies, st.phase);
+            const Level L = {a.offsets, a.edges, a.levels, a.parents, st.level + 1,
+                             small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
+                             large_queues[st.queue_set ^ 1], c.counts, &local, a.path_counts};
+            bitmap_to_queues(L, frontier_bits, a.words, thread, threads);
+            copy_out(L);
+            empty_local_queues(local);
+            st.phase++;
+            if (!grid_sync(a.barrier)) GIVE_UP();
+            st.as_bitmap = 0;
+            if (!take_queues(c, st, a.num_vertices, a.large_capacity)) {
+                if (thread == 0) a.status[STATUS_ERROR] = ERROR_OVERFLOW;
+                break;
+            }
+        }
+        // [push-pull-switch-end]
+#if ADAPTIVE_HANDOFF
+        // [adaptive-hand-back-begin]
+        // A frontier in queues that step 5's single block can take (fits_single_block,
+        // single_block.h), HAND_BACK_AFTER levels in a row: give it back, with its counts
+        // where the single block reads them and the visited bitmap rebuilt from the levels.
+        // (Waiting for a few small levels keeps the short tail of a small-world graph in
+        // the grid: a hand-back costs more than the levels it would save there; a long
+        // tail, a road network's or a mesh's, still goes to the single block.)
+        fitting = !st.as_bitmap && fits_single_block(st.small_count, st.medium_count,
+                                                     st.large_count) ? fitting + 1 : 0;
+        if (fitting >= HAND_BACK_AFTER) {
+            if (!grid_sync(a.barrier)) GIVE_UP();  // everyone has read the counters written here
+            if (blockIdx.x == 0 && threadIdx.x < QUEUES) {
+                const bfs_u32 q = threadIdx.x;
+                a.counts[((st.level % 3) * QUEUES + q) * COUNTER_STRIDE] =
+                    q == SMALL ? st.small_count : q == MEDIUM ? st.medium_count : st.large_count;
+            }
+            rebuild_bitmap(a.visited, a.levels, a.num_vertices);
+            handed_back = true;
+            break;
+        }
+        // [adaptive-hand-back-end]
+#endif
+
+        // [push-pull-level-begin]
+        // One level, in the chosen direction.
+        const Counters c = begin_phase(a.counts, a.tallies, st.phase);
+        if (st.dirty & (1u << old_map)) {
+            clear_bitmap(a.bitmaps + old_map * a.words, a.words, thread, threads);
+            st.dirty &= ~(1u << old_map);
+        }
+        Tally found = {0, 0};
+        if (st.direction == BOTTOM_UP) {
+            const Sweep S = {a.offsets, a.in_offsets, a.in_edges, a.active, a.active_count,
+                             a.levels, a.parents, st.level + 1, frontier_bits,
+                             a.bitmaps + next_map * a.words, a.path_counts};
+            bottom_up(S, warp, warps, found);
+            st.dirty |= 1u << next_map;
+        } else {
+            // Step 4's three expansions, each over the whole grid; `found` counts the
+            // vertices claimed.
+            const Level L = {a.offsets, a.edges, a.levels, a.parents, st.level + 1,
+                             small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
+                             large_queues[st.queue_set ^ 1], c.counts, &local, a.path_counts,
+                             &found};
+            // A queue shorter than the grid is wide is shared out (SHARE_SHORT_QUEUES):
+            // several warps, or threads, to each of its vertices, so that a level of a
+            // few vertices does not wait for one warp or thread to walk each list.
+            expand_large(L, large_queues[st.queue_set], st.large_count, blockIdx.x, gridDim.x);
+            expand_medium(L, medium_queues[st.queue_set], st.medium_count, warp, warps,
+                          SHARE_SHORT_QUEUES ? log_share(st.medium_count, warps, WARP_SIZE,
+                                                         BLOCK_THRESHOLD) : 0);
+            expand_small(L, small_queues[st.queue_set], st.small_count, thread, threads,
+                         SHARE_SHORT_QUEUES ? log_share(st.small_count, threads, 1,
+                                                        WARP_THRESHOLD) : 0);
+            copy_out(L);
+            empty_local_queues(local);
+        }
+        add_tally(found, block_tally, c.tally);
+        st.phase++;
+        if (!grid_sync(a.barrier)) GIVE_UP();
+        // [push-pull-level-end]
+
+        // [push-pull-count-begin]
+        // Every thread reads the same sums and updates its copy of the state.
+        const bfs_u64 found_vertices = load_fresh(&c.tally[0]);
+        const bfs_u64 found_edges = load_fresh(&c.tally[1]);
+        if (st.direction == TOP_DOWN && !take_queues(c, st, a.num_vertices, a.large_capacity)) {
+            if (thread == 0) a.status[STATUS_ERROR] = ERROR_OVERFLOW;
+            break;
+        }
+        st.as_bitmap = st.direction == BOTTOM_UP;
+        st.unvisited_edges = st.unvisited_edges > found_edges ? st.unvisited_edges - found_edges
+                                                              : 0;
+        st.previous_vertices = st.frontier_vertices;
+        st.frontier_vertices = found_vertices;
+        st.frontier_edges = found_edges;
+        st.level++;
+        if (st.frontier_vertices == 0) break;  // the search is over
+        // [push-pull-count-end]
+    }
+    if (thread == 0) {
+        if (a.record_clocks) a.clocks[st.level] = device_clock();
+        a.status[STATUS_LEVELS] = (bfs_u32)st.level;
+#if ADAPTIVE_HANDOFF
+        // Where the search stands, for the single block and the host.
+        if (fresh) a.control->source = a.source;
+        if (!handed_back) stamp(a.stamps, a.stamp_capacity, st.level, MODE_DONE, 0);
+        a.control->mode = a.status[STATUS_ERROR] ? MODE_RUNAWAY
+                        : handed_back              ? MODE_SINGLE
+                                                   : MODE_DONE;
+        a.control->level = st.level;
+        // The single block counts the frontier it takes again.
+        a.control->enqueued = (bfs_u32)st.enqueued -
+                            (handed_back ? st.small_count + st.medium_count : 0u);
+        a.control->pieces = (bfs_u32)st.pieces;
+        // The edges of the levels before the frontier handed back: all but the
+        // frontier's and the unvisited vertices'.
+        a.control->visited_edges = a.num_edges - st.unvisited_edges - st.frontier_edges;
+        a.control->previous = (bfs_u32)st.previous_vertices;
+#endif
+    }
+}
