@@ -274,3 +274,79 @@ def nvrtc_or_skip():
 
     _required("RODINIA_BFS_REQUIRE_NVRTC", _nvrtc_problem())
     return cuda_backend
+
+
+# -- pairwise parameters -----------------------------------------------------------------
+
+def pairwise(factors: dict, together: tuple = ()) -> list[dict]:
+    """Rows (one dict per test) such that every pair of values of any two factors meets in
+    at least one row: a covering array of strength 2, built greedily.
+
+    The full product of factors with 2, 5 and 10 values is 100 tests; every pair of
+    them fits in 50 rows (the two largest factors' pairs), and what goes wrong with a
+    particular pair of values still meets that pair. Each row starts from the first pair
+    no row holds yet; every other factor then takes the value that completes the most
+    pairs not yet held with the values already chosen (ties: the value with the most
+    pairs still open, then the first). The rows depend only on the factors and their
+    order, so a test's id names the same parameters on every run.
+
+    ``together``: partial rows (dicts of some factors' values) that must each appear in
+    one row as they are, for combinations of more than two values that a test needs (a
+    configuration made of several switches, say); they come first."""
+    names = list(factors)
+    values = [list(factors[name]) for name in names]
+    if any(not v for v in values):
+        return []
+    if len(names) < 2:
+        return [{names[0]: v} for v in values[0]] if names else [{}]
+    open_pairs = {((i, a), (j, b))
+                  for i in range(len(names)) for j in range(i + 1, len(names))
+                  for a in range(len(values[i])) for b in range(len(values[j]))}
+
+    def still_open(k, v):
+        return sum(1 for p in open_pairs if (k, v) in p)
+
+    rows = []
+    starts = [{names.index(k): values[names.index(k)].index(v) for k, v in seed.items()}
+              for seed in together]
+    while open_pairs or starts:
+        if starts:
+            chosen = starts.pop(0)
+        else:
+            (i, a), (j, b) = min(open_pairs)
+            chosen = {i: a, j: b}
+        for k in range(len(names)):
+            if k in chosen:
+                continue
+
+            def gain(v):
+                new = sum(1 for f, u in chosen.items()
+                          if ((min(f, k), u if f < k else v), (max(f, k), v if f < k else u))
+                          in open_pairs)
+                return new, still_open(k, v), -v
+
+            chosen[k] = max(range(len(values[k])), key=gain)
+        for f in chosen:
+            for g in chosen:
+                if f < g:
+                    open_pairs.discard(((f, chosen[f]), (g, chosen[g])))
+        rows.append({names[k]: values[k][chosen[k]] for k in range(len(names))})
+    return rows
+
+
+def pairwise_params(together: tuple = (), **factors):
+    """``pairwise(factors)`` as arguments of ``pytest.mark.parametrize``: the argument
+    names and one ``pytest.param`` per row, its id the row's values (a factor named
+    ``device`` is a warp size for the ``device`` fixture: pass ``indirect=["device"]``; a
+    ``True`` or ``False`` is the factor's name or ``no-`` and its name)."""
+    import pytest
+
+    def label(name, value):
+        if isinstance(value, bool):
+            return name if value else f"no-{name}"
+        return f"warp{value}" if name == "device" else str(value)
+
+    rows = pairwise(factors, together)
+    return ",".join(factors), [
+        pytest.param(*row.values(), id="-".join(label(k, v) for k, v in row.items()))
+        for row in rows]

@@ -5,7 +5,9 @@ Each takes ``--backend auto|hip|cuda|cpu``; here they run with ``--backend cpu``
 emulator, which needs no GPU. Each must end with exactly one line, ``validation passed``
 (exit status 0) or ``validation failed (N errors)`` (exit status 1), and
 ``--inject-error`` (one level changed on purpose before the check) must produce the
-second: an example that validates but exits 0 anyway would hide every bug.
+second: an example that validates but exits 0 anyway would hide every bug. Each example
+runs once, with ``--inject-error``: every error its verdict lists must be about the
+changed vertex, so every other check of the run passed.
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("[0-9][0-9]_*.py"))
 FAILED = re.compile(r"^validation failed \((\d+) errors?\)$")
+INJECTED = re.compile(r"\(injected error: [^)\n]*?\bvertex (\d+)\b")
+#: Examples that write a table a chapter shows (``--levels-csv``): the run here must write
+#: exactly the committed table (the choices do not depend on the device, nor on
+#: ``--inject-error``, which changes a level only after the table is made).
+CHAPTER_TABLES = {"06_push_pull": "docs/tables/push_pull_levels.csv",
+                  "07_adaptive": "docs/tables/adaptive_levels.csv"}
 
 
 def run_example(path: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -52,19 +60,42 @@ def test_examples_found():
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
-def test_example_passes(path, tmp_path):
+def test_example_validates_and_catches_a_wrong_result(path, tmp_path):
+    """One run of each example, with ``--inject-error``: the verdict is the failure, with
+    exit status 1, and every error it lists is about the vertex whose level was changed,
+    so that every other check of the run passed (the example validates a correct result
+    as correct); and a chapter's table is what the example writes."""
+    table = CHAPTER_TABLES.get(path.stem)
+    extra = ["--levels-csv", str(tmp_path / "levels.csv")] if table else []
+    proc = run_example(path, "--inject-error", *extra, cwd=tmp_path)
+    assert proc.returncode == 1, describe(proc)
+    match = FAILED.match(last_line(proc.stdout))
+    assert match and int(match.group(1)) >= 1, describe(proc)
+    # The verdict follows its N problems, one a line: each must be about a changed vertex.
+    injected = INJECTED.findall(proc.stdout)
+    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    problems = lines[-1 - int(match.group(1)):-1]
+    assert injected and all(any(re.search(rf"\bvertex {v}\b", p) for v in injected)
+                            for p in problems), describe(proc)
+    assert "validation passed" not in proc.stdout, describe(proc)
+    assert proc.stdout.count("validation failed") == 1, describe(proc)
+    if table:
+        assert (tmp_path / "levels.csv").read_text() == (ROOT / table).read_text()
+
+
+def test_chapter_tables_are_examples():
+    assert all((ROOT / "examples" / f"{stem}.py").is_file() and (ROOT / table).is_file()
+               for stem, table in CHAPTER_TABLES.items())
+
+
+def test_example_passes(tmp_path):
+    """The verdict of a run with nothing wrong, end to end, on the example that needs no
+    device (the others end with the same ``rodinia_bfs.validate.report``)."""
+    path = EXAMPLES[0]
     proc = run_example(path, cwd=tmp_path)
     assert proc.returncode == 0, describe(proc)
     assert last_line(proc.stdout) == "validation passed", describe(proc)
     assert proc.stdout.count("validation passed") == 1, describe(proc)
-
-
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
-def test_example_fails_on_a_wrong_result(path, tmp_path):
-    proc = run_example(path, "--inject-error", cwd=tmp_path)
-    assert proc.returncode == 1, describe(proc)
-    match = FAILED.match(last_line(proc.stdout))
-    assert match and int(match.group(1)) >= 1, describe(proc)
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)

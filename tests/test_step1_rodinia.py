@@ -10,13 +10,15 @@ from rodinia_bfs.errors import DeviceError
 from rodinia_bfs.graphs.generators import grid2d
 from rodinia_bfs.variants.rodinia import RodiniaBFS
 
-from helpers import GRAPHS, check_sources, edit_kernel, sources_of, with_kernel
+from helpers import GRAPHS, check_sources, edit_kernel, pairwise_params, sources_of, with_kernel
 
 
-@pytest.mark.parametrize("name", ["awkward", "graphgen-3001", "grid-37x29"])
-@pytest.mark.parametrize("block_size", [64, 256])
+@pytest.mark.parametrize(*pairwise_params(
+    device=[32, 64], name=["awkward", "graphgen-3001", "grid-37x29"], block_size=[64, 256]),
+    indirect=["device"])
 def test_other_block_sizes(device, name, block_size):
-    """BLOCK_SIZE is compiled in: the grid and the kernels must agree at any size."""
+    """BLOCK_SIZE is compiled in: the grid and the kernels must agree at any size
+    (pairwise: every graph with both sizes, each at warp 32 and 64)."""
     graph = GRAPHS[name]()
     with RodiniaBFS(device, graph, block_size=block_size) as step:
         check_sources(step, sources_of(graph))

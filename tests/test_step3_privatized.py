@@ -16,7 +16,7 @@ from rodinia_bfs.variants.privatized import PrivatizedBFS
 from rodinia_bfs.variants.queue import QueueBFS
 
 from helpers import (GRAPHS, check_run, check_sources, edit_kernel, hiprtc_or_skip,
-                     nvrtc_or_skip, scipy_levels, sources_of, with_kernel)
+                     nvrtc_or_skip, pairwise_params, scipy_levels, sources_of, with_kernel)
 
 
 def test_registered():
@@ -26,19 +26,21 @@ def test_registered():
     assert issubclass(PrivatizedBFS, QueueBFS)  # chapter 2's host code, another kernel
 
 
-@pytest.mark.parametrize("name", sorted(GRAPHS))
-@pytest.mark.parametrize("block_size", [64, 100], ids=lambda b: f"block{b}")
+@pytest.mark.parametrize(*pairwise_params(device=[32, 64], name=sorted(GRAPHS),
+                                          block_size=[64, 100]), indirect=["device"])
 def test_other_block_sizes(device, name, block_size):
-    """100 is a block that is not a multiple of either warp width."""
+    """100 is a block that is not a multiple of either warp width (pairwise: every graph
+    with both block sizes, each at warp 32 and 64)."""
     graph = GRAPHS[name]()
     with PrivatizedBFS(device, graph, block_size=block_size) as step:
         check_sources(step, sources_of(graph))
 
 
-@pytest.mark.parametrize("name", sorted(GRAPHS))
-@pytest.mark.parametrize("capacity", [1, 2])
+@pytest.mark.parametrize(*pairwise_params(device=[32, 64], name=sorted(GRAPHS), capacity=[1, 2]),
+                         indirect=["device"])
 def test_tiny_local_queue_overflows_every_level(device, name, capacity):
-    """A local queue of one or two entries: almost every discovery takes the overflow path."""
+    """A local queue of one or two entries: almost every discovery takes the overflow path
+    (pairwise: every graph with both capacities, each at warp 32 and 64)."""
     graph = GRAPHS[name]()
     with PrivatizedBFS(device, graph, block_size=64, local_capacity=capacity) as step:
         check_sources(step, sources_of(graph))

@@ -22,8 +22,8 @@ from rodinia_bfs.variants.balanced import (BLOCK_SIZE, LOCAL_MEDIUM_PER_THREAD, 
                                           BalancedBFS, tunables)
 
 import helpers
-from helpers import (awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip, real_graph,
-                     scipy_levels, sources_of, with_kernel)
+from helpers import (awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip,
+                     pairwise_params, real_graph, scipy_levels, sources_of, with_kernel)
 
 
 def star(leaves: int = 5000) -> CSRGraph:
@@ -117,9 +117,10 @@ def run_config(device, name, config):
         check_sources(step, sources_of(graph))
 
 
-@pytest.mark.parametrize("config", sorted(CONFIGS))
-@pytest.mark.parametrize("name", sorted(GRAPHS))
+@pytest.mark.parametrize(*pairwise_params(device=[32, 64], name=sorted(GRAPHS),
+                                          config=sorted(CONFIGS)), indirect=["device"])
 def test_matches_independent_bfs(device, name, config):
+    """Pairwise: every graph with both sets of tunables, and each at warp 32 and 64."""
     run_config(device, name, config)
 
 

@@ -22,7 +22,7 @@ from rodinia_bfs.variants.persistent import (PersistentBFS, build_edge_records, 
 import helpers
 from helpers import GRAPHS as CONTRACT_GRAPHS
 from helpers import (awkward_graph, check_run, edit_kernel, hiprtc_or_skip, nvrtc_or_skip,
-                     scipy_levels, sources_of, with_kernel)
+                     pairwise_params, scipy_levels, sources_of, with_kernel)
 
 
 def path_graph(n: int) -> CSRGraph:
@@ -63,8 +63,9 @@ SMALL_BLOCKS = dict(sb_block_size=64, block_size=128)
 
 
 def configs(warp_size: int) -> dict:
-    """Tunables that send each graph down different paths.
+    """Tunables that send each graph down different paths, by name.
 
+    Four ways through the kernels (``LISTS``):
     ``single``: a small block, queues large enough that no graph here leaves it.
     ``grid``: an edge limit of 0, so the grid runs every level with an edge.
     ``switching``: queues of 8 entries and levels of at most 24 edges in the single block,
@@ -75,9 +76,12 @@ def configs(warp_size: int) -> dict:
     hand-back, and always a thread per edge.
     The ``single`` and ``grid`` configurations gather levels by warps in the single block
     where the frontier's degrees allow (the default); ``switching`` only while they are at
-    most 2, so its searches change between warps and a thread per edge. These four read
-    the graph as lists (``rows=False``); the ``rows-`` ones are the same with rows
-    (``rows=True``), which a graph with a vertex of more than 16 edges refuses.
+    most 2, so its searches change between warps and a thread per edge.
+    Each reads the graph as lists (``rows=False``, the plain name) or as rows (``rows=True``,
+    ``rows-`` before the name; a graph with a vertex of more than 16 edges refuses them).
+    Rows log what the single block finds by default (persistent_flush writes it out),
+    lists write it themselves; ``-logged`` after a lists name and ``-unlogged`` after a
+    rows name swap that.
     """
     tiny_grid = dict(block_size=warp_size, warp_threshold=2, block_threshold=5, block_piece=3,
                      local_small=1, local_medium=1, max_grid_blocks=2)
@@ -90,17 +94,24 @@ def configs(warp_size: int) -> dict:
                       edge_records=False, shared_bitmap=False, vp_max_degree=0,
                       edge_batch=1, hand_back=False, sb_capacity=16, max_grid_blocks=2),
     }
-    rows = {f"rows-{name}": dict(options, rows=True) for name, options in lists.items()}
-    return {**{name: dict(options, rows=False) for name, options in lists.items()}, **rows,
-            "log-switching": dict(lists["switching"], rows=False, log=True),
-            "rows-switching-unlogged": dict(lists["switching"], rows=True, log=False)}
+    return {config_name(name, rows, swapped): dict(options, rows=rows, log=rows != swapped)
+            for name, options in lists.items() for rows in (False, True)
+            for swapped in (False, True)}
 
 
-#: Every configuration of configs(). Rows log what the single block finds by default
-#: (persistent_flush writes it out); lists write it themselves; the last two swap that.
-CONFIGS = ["single", "grid", "switching", "plain",
-           "rows-single", "rows-grid", "rows-switching", "rows-plain",
-           "log-switching", "rows-switching-unlogged"]
+def config_name(lists: str, rows: bool, log_swapped: bool) -> str:
+    """``switching``, ``rows-switching``, ``switching-logged``, ``rows-switching-unlogged``."""
+    swap = ("-unlogged" if rows else "-logged") if log_swapped else ""
+    return ("rows-" if rows else "") + lists + swap
+
+
+#: The ways through the kernels of configs().
+LISTS = ["single", "grid", "switching", "plain"]
+
+#: Every way through the kernels with lists and with rows, each logged as it is by
+#: default; and the switching one with the log swapped both ways.
+CONFIGS = [config_name(lists, rows, False) for rows in (False, True) for lists in LISTS] + [
+    "switching-logged", "rows-switching-unlogged"]
 
 
 def frontier_sizes(run) -> list[int]:
@@ -135,31 +146,39 @@ def test_registered_after_step_4():
     assert list(STEPS).index("persistent") == list(STEPS).index("persistent_basic") + 1
 
 
-@pytest.mark.parametrize("config", CONFIGS)
-@pytest.mark.parametrize("name", sorted(GRAPHS))
-def test_every_configuration_matches_independent_bfs(device, name, config):
+@pytest.mark.parametrize(*pairwise_params(
+    device=[32, 64], name=sorted(GRAPHS), lists=LISTS, rows=[False, True],
+    log_swapped=[False, True],
+    # Each of CONFIGS whole, on some graph; then every pair of any two of the above.
+    together=[dict(lists=lists, rows=rows, log_swapped=False)
+              for lists in LISTS for rows in (False, True)]
+    + [dict(lists="switching", rows=rows, log_swapped=True) for rows in (False, True)]),
+    indirect=["device"])
+def test_every_configuration_matches_independent_bfs(device, name, lists, rows, log_swapped):
+    """Pairwise, not the full product: every graph meets every way through the kernels,
+    lists and rows, the log as by default and swapped, and warps of 32 and 64; every
+    configuration of CONFIGS runs whole."""
     graph = GRAPHS[name]()
-    options = configs(device.warp_size)[config]
-    if config.startswith("rows-") and graph.degrees().max() > 16:
+    options = configs(device.warp_size)[config_name(lists, rows, log_swapped)]
+    if rows and graph.degrees().max() > 16:
         with pytest.raises(RodiniaBFSError, match="rows need every degree to be at most 16"):
             PersistentBFS(device, graph, **options)
         return
     with PersistentBFS(device, graph, **options) as step:
-        assert (step.row_width > 0) == config.startswith("rows-")
-        assert step.log == (config.startswith("log-")
-                            or config.startswith("rows-") and not config.endswith("unlogged"))
+        assert (step.row_width > 0) == rows
+        assert step.log == (rows != log_swapped)
         for source in sources_of(graph):
             result = step.run(source, profile=True)
             check_run(step, source, result)
             ran = set(kernels_run(step))
-            if config.endswith("single") and fits_single_block(graph, result, step):
+            if lists == "single" and fits_single_block(graph, result, step):
                 assert ran == {"single"}
-            elif config == "grid":
+            elif lists == "grid" and not rows:
                 # Only a level without edges is left to the single block.
                 assert ran == {"grid"} or graph.degrees()[source] == 0
-            elif config == "rows-grid":
+            elif lists == "grid":
                 assert ran == {"grid"}  # with rows, the bound is the row width: never 0
-            if config.startswith("rows-"):
+            if rows:
                 single = [e for k, e in zip(kernels_run(step), step.last_profile["expansion"])
                           if k == "single"]
                 assert set(single) <= {"row"}
@@ -441,7 +460,7 @@ def test_rows_expand_every_entry(device):
     assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
 
 
-@pytest.mark.parametrize("config", ["rows-switching", "log-switching"])
+@pytest.mark.parametrize("config", ["rows-switching", "switching-logged"])
 def test_the_log_is_written_out(device, config):
     """With the log, the levels and parents of what the single block finds reach the
     arrays through persistent_flush: a flush that writes each level one too deep, or

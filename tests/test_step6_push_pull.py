@@ -8,10 +8,7 @@ swept; forced all-push and all-pull runs, with tunables that send every in-edge 
 down each path of the bottom-up sweep; the guards that end a broken kernel.
 """
 
-import os
 import re
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -26,8 +23,8 @@ from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.push_pull import PushPullBFS, rule_table, tunables
 
 import helpers
-from helpers import (ROOT, awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip,
-                     scipy_levels)
+from helpers import (awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip,
+                     pairwise_params, scipy_levels)
 
 
 def star(leaves: int = 3000) -> CSRGraph:
@@ -196,10 +193,11 @@ CONFIGS = {
 }
 
 
-@pytest.mark.parametrize("config", sorted(CONFIGS))
-@pytest.mark.parametrize("direction", ["push", "pull", "auto"])
-@pytest.mark.parametrize("name", ["kronecker-10", "awkward", "star", "hubs-50x50"])
+@pytest.mark.parametrize(*pairwise_params(
+    device=[32, 64], name=["kronecker-10", "awkward", "star", "hubs-50x50"],
+    direction=["push", "pull", "auto"], config=sorted(CONFIGS)), indirect=["device"])
 def test_forced_directions_are_exact(device, name, direction, config):
+    """Pairwise: every pair of graph, direction, tunables and warp size meets in a test."""
     graph = GRAPHS[name]()
     with PushPullBFS(device, graph, direction=direction, **CONFIGS[config]) as step:
         for source in sources_of(graph):
@@ -360,17 +358,8 @@ def test_missing_tunable_is_a_compile_error(device, missing):
     helpers.compile_fails_without(device, "push_pull.hip", tunables(device.warp_size), missing)
 
 
-def test_chapter_table_is_what_the_example_writes(tmp_path):
-    """Chapter 6 shows docs/tables/push_pull_levels.csv, written by the example; the
-    directions do not depend on the device, so the emulator must write the same file."""
-    out = tmp_path / "levels.csv"
-    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    env = {**os.environ, "PYTHONPATH": path}
-    proc = subprocess.run([sys.executable, str(ROOT / "examples" / "06_push_pull.py"),
-                           "--backend", "cpu", "--levels-csv", str(out)],
-                          env=env, capture_output=True, text=True, timeout=900)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    assert out.read_text() == (ROOT / "docs" / "tables" / "push_pull_levels.csv").read_text()
+# Chapter 6's table (docs/tables/push_pull_levels.csv) is checked against what the
+# example writes in tests/test_examples.py, which runs each example once.
 
 
 # -- run-time compilers: forced directions, extreme tunables, the sweep counters --------

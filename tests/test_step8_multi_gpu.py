@@ -24,7 +24,7 @@ from rodinia_bfs.variants import multi_gpu
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
 
 from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources, edit_kernel,
-                     real_graph, sources_of)
+                     pairwise_params, real_graph, sources_of)
 
 
 def directed_graph() -> CSRGraph:
@@ -178,11 +178,17 @@ def test_stand_in_refuses_gpu_devices():
 
 # -- correct results at 1, 2 and 3 partitions --------------------------------------------
 
-@pytest.mark.parametrize("name", sorted(GRAPHS))
-@pytest.mark.parametrize("gpus, policy, exchange", [
-    (1, "oec", "bitmap"), (2, "oec", "bitmap"), (2, "hvc", "queue"), (3, "oec", "queue"),
-    (3, "hvc", "bitmap"), (4, "cvc", "bitmap"), (4, "cvc", "queue")])
-def test_matches_independent_bfs(device, name, gpus, policy, exchange):
+#: Partitions: how many, the policy, the exchange.
+SPLITS = [(1, "oec", "bitmap"), (2, "oec", "bitmap"), (2, "hvc", "queue"), (3, "oec", "queue"),
+          (3, "hvc", "bitmap"), (4, "cvc", "bitmap"), (4, "cvc", "queue")]
+
+
+@pytest.mark.parametrize(*pairwise_params(
+    device=[32, 64], name=sorted(GRAPHS), split=["-".join(map(str, s)) for s in SPLITS]),
+    indirect=["device"])
+def test_matches_independent_bfs(device, name, split):
+    """Pairwise: every graph with every split, each at warp 32 and at 64."""
+    gpus, policy, exchange = int(split[0]), *split.split("-")[1:]
     graph = GRAPHS[name]()
     with MultiGpuBFS(device, graph, gpus=gpus, policy=policy, exchange=exchange) as step:
         assert step.num_gpus == gpus and len(step.plan.parts) == gpus
@@ -360,12 +366,13 @@ DIRECTION_GRAPHS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(DIRECTION_GRAPHS))
-@pytest.mark.parametrize("direction", ["push", "pull", "auto"])
-@pytest.mark.parametrize("gpus, policy", [(1, "oec"), (2, "oec"), (3, "oec"), (2, "hvc"),
-                                          (3, "hvc")])
-def test_directions_match_independent_bfs(device, name, direction, gpus, policy):
-    """Levels as scipy's and parents by Graph500's rules, whichever way the levels go."""
+@pytest.mark.parametrize(*pairwise_params(
+    device=[32, 64], name=sorted(DIRECTION_GRAPHS), direction=["push", "pull", "auto"],
+    split=["1-oec", "2-oec", "3-oec", "2-hvc", "3-hvc"]), indirect=["device"])
+def test_directions_match_independent_bfs(device, name, direction, split):
+    """Levels as scipy's and parents by Graph500's rules, whichever way the levels go
+    (pairwise: every pair of graph, direction, split and warp size meets in a test)."""
+    gpus, policy = int(split[0]), split[2:]
     graph = DIRECTION_GRAPHS[name]()
     with MultiGpuBFS(device, graph, gpus=gpus, policy=policy, direction=direction) as step:
         for source in _sources(name, graph):
@@ -443,9 +450,11 @@ class Alternating(MultiGpuBFS):
         return "pull" if len(self.last_directions) % 2 else "push"
 
 
-@pytest.mark.parametrize("name", ["awkward", "components-172"])
-@pytest.mark.parametrize("gpus, policy", [(1, "oec"), (2, "oec"), (3, "hvc")])
-def test_alternating_directions(device, name, gpus, policy):
+@pytest.mark.parametrize(*pairwise_params(device=[32, 64], name=["awkward", "components-172"],
+                                          split=["1-oec", "2-oec", "3-hvc"]), indirect=["device"])
+def test_alternating_directions(device, name, split):
+    """Pairwise: every graph with every split, each at warp 32 and 64."""
+    gpus, policy = int(split[0]), split[2:]
     graph = DIRECTION_GRAPHS[name]()
     with Alternating(device, graph, gpus=gpus, policy=policy, direction="auto") as step:
         for source in _sources(name, graph):

@@ -4,6 +4,9 @@ A new step gets all of these by registering in ``rodinia_bfs.variants.STEPS``; i
 test file keeps only what is special to it (its tunables, its kernel broken on purpose).
 Every test runs each step with its default tunables on the cpu emulator at warp size
 32 and 64 (the ``device`` fixture), and, marked ``gpu``, on a GPU where one is visible.
+Where a test also goes over graphs, the steps, graphs and warp sizes are taken pairwise
+(``helpers.pairwise``): every step meets every graph, at one warp size or the other, and
+every step and every graph runs at both; a new step adds one test per graph, not two.
 A step's class attributes say what its results hold: ``returns_parents``,
 ``reports_frontier_sizes``, ``one_level_per_iteration`` (see ``helpers.check_run``).
 """
@@ -19,8 +22,8 @@ from rodinia_bfs.kernels import kernel_dir, kernel_headers, kernel_source
 from rodinia_bfs.variants import STEPS, VARIANT_NAMES, GPUStep, get_step
 
 from helpers import (AWKWARD_SOURCES, GRAPHS, REAL_GRAPHS, awkward_graph, check_run,
-                     check_sources, hiprtc_or_skip, nvrtc_or_skip, real_graph, sources_of,
-                     tiny_graphs)
+                     check_sources, hiprtc_or_skip, nvrtc_or_skip, pairwise_params, real_graph,
+                     sources_of, tiny_graphs)
 
 STEP_NAMES = list(STEPS)
 
@@ -33,6 +36,14 @@ NVIDIA_TARGETS = ["sm_80", "sm_90"]
 @pytest.fixture(params=STEP_NAMES)
 def step_class(request) -> type[GPUStep]:
     return STEPS[request.param]
+
+
+def each_step_pairwise(**factors):
+    """Parametrize over every step, the warp sizes 32 and 64, and ``factors``, pairwise
+    (for the ``step_class`` and ``device`` fixtures)."""
+    return pytest.mark.parametrize(
+        *pairwise_params(step_class=STEP_NAMES, device=[32, 64], **factors),
+        indirect=["step_class", "device"])
 
 
 def _sources(step, name) -> list[int]:
@@ -60,14 +71,14 @@ def test_every_kernel_file_belongs_to_a_step():
 
 # -- correct results -------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", sorted(GRAPHS))
+@each_step_pairwise(name=sorted(GRAPHS))
 def test_matches_independent_bfs(device, step_class, name):
     """Several sources on one set-up, each checked against scipy (and Graph500's rules)."""
     with step_class(device, GRAPHS[name]()) as step:
         check_sources(step, _sources(step, name))
 
 
-@pytest.mark.parametrize("name", sorted(tiny_graphs()))
+@each_step_pairwise(name=sorted(tiny_graphs()))
 def test_tiny_graphs(device, step_class, name):
     """One vertex, a lone self loop, and edges missing altogether."""
     graph = tiny_graphs()[name]
@@ -106,12 +117,14 @@ def test_numpy_integer_source(device, step_class):
         check_run(step, 7, step.run(np.int64(7)))
 
 
-@pytest.mark.parametrize("graph, source", [
-    (lambda: rodinia_graphgen(3001, seed=3), 7),
-    (lambda: grid2d(37, 29), 100),
-], ids=["graphgen-3001", "grid-37x29"])
-def test_profile_times_each_level(device, step_class, graph, source):
+PROFILED = {"graphgen-3001": (lambda: rodinia_graphgen(3001, seed=3), 7),
+            "grid-37x29": (lambda: grid2d(37, 29), 100)}
+
+
+@each_step_pairwise(name=sorted(PROFILED))
+def test_profile_times_each_level(device, step_class, name):
     """``profile=True`` gives one time per iteration; without it, none are taken."""
+    graph, source = PROFILED[name]
     with step_class(device, graph()) as step:
         run = step.run(source, profile=True)
         check_run(step, source, run)
@@ -135,7 +148,7 @@ def test_graph_without_vertices(device, step_class):
             step.run(0)
 
 
-@pytest.mark.parametrize("filename", sorted(REAL_GRAPHS))
+@each_step_pairwise(filename=sorted(REAL_GRAPHS))
 def test_real_graphs(device, step_class, filename):
     graph = real_graph(filename)
     sources = [int(np.argmax(graph.degrees())) if s is None else s for s in REAL_GRAPHS[filename]]
@@ -180,22 +193,15 @@ def test_compiles_with_hiprtc(step_class, arch, graph):
 
 @pytest.mark.parametrize("graph", sorted(FOR_GRAPHS))
 @pytest.mark.parametrize("arch", NVIDIA_TARGETS)
-def test_compiles_with_nvrtc(step_class, arch, graph):
+def test_compiles_with_nvrtc_without_warnings(step_class, arch, graph):
+    """Machine code for each target; and no warning, since the run-time compiler's log is
+    shown to the user: a warning there (an unreachable loop of a batch of one, say) would
+    be shown at every set-up."""
     nvrtc = nvrtc_or_skip()
     defines = step_class.default_defines(32, FOR_GRAPHS[graph] and FOR_GRAPHS[graph]())
-    cubin = nvrtc.compile_for_arch(kernel_source(step_class.kernel_file), arch,
-                                   step_class.kernel_file, defines, headers=kernel_headers())
+    cubin, log = nvrtc.compile_program(kernel_source(step_class.kernel_file), arch,
+                                       step_class.kernel_file, defines, headers=kernel_headers())
     assert cubin[:4] == b"\x7fELF"  # machine code for that GPU, loadable as it is
-
-
-@pytest.mark.parametrize("graph", sorted(FOR_GRAPHS))
-def test_compiles_without_warnings(step_class, graph):
-    """The run-time compiler's log is shown to the user: a warning there (an unreachable
-    loop of a batch of one, say) would be shown at every set-up."""
-    nvrtc = nvrtc_or_skip()
-    defines = step_class.default_defines(32, FOR_GRAPHS[graph] and FOR_GRAPHS[graph]())
-    _, log = nvrtc.compile_program(kernel_source(step_class.kernel_file), "sm_90",
-                                   step_class.kernel_file, defines, headers=kernel_headers())
     assert log == ""
 
 

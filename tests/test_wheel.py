@@ -1,6 +1,7 @@
 """The wheel ships hip_kernels/: build it, install it in a fresh virtual environment,
 and find a kernel file inside the installed package."""
 
+import os
 import subprocess
 import sys
 import venv
@@ -28,10 +29,13 @@ def test_wheel_contains_kernels(tmp_path):
     (wheel,) = wheel_dir.glob("rodinia_bfs-*.whl")
 
     env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=True).create(env_dir)
+    # A bare environment; this interpreter's pip installs into it (--python), which saves
+    # setting up a pip of its own there.
+    venv.EnvBuilder(with_pip=False).create(env_dir)
     python = env_dir / "bin" / "python"
     subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
+        [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps",
+         "--no-index", str(wheel)],
         check=True, capture_output=True, text=True,
     )
     # find_spec locates the installed package without importing it (no numpy needed here).
@@ -40,7 +44,9 @@ def test_wheel_contains_kernels(tmp_path):
         "spec = importlib.util.find_spec('rodinia_bfs'); "
         "print(pathlib.Path(spec.submodule_search_locations[0]))"
     )
-    out = subprocess.run([str(python), "-c", probe], cwd=tmp_path, check=True,
+    # Without PYTHONPATH, which may point at the checkout (and would be found first).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([str(python), "-c", probe], cwd=tmp_path, check=True, env=env,
                          capture_output=True, text=True).stdout.strip()
     package = Path(out)
     assert env_dir in package.parents, f"package found outside the new environment: {package}"
