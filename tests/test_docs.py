@@ -548,7 +548,10 @@ def results_cells(folder: str) -> set[str]:
     cells = {cell.strip() for line in markdown.splitlines() if line.startswith("|")
              for cell in line.strip("|").split("|")}
     results = ROOT / "benchmarks" / "results" / folder / "results.json"
-    if not results.is_file() or "graphs" not in json.loads(results.read_text()):  # not a bench run (multi-GPU scaling)
+    data = json.loads(results.read_text()) if results.is_file() else {}
+    graphs = data.get("graphs")
+    # not a bench run (multi-GPU scaling, a ladder): its table.md alone
+    if not graphs or not all(isinstance(g, dict) and "variants" in g for g in graphs):
         return cells
     for table in tables(f"benchmarks/results/{folder}"):
         cells |= table.cells()
