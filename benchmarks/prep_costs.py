@@ -18,7 +18,7 @@ the kernels), median and spread (min, max):
         [--backend auto|hip|cuda|cpu] [--repeats 10] [--steps persistent,push_pull,adaptive]
         [-o benchmarks/results/prep-costs]
 
-writes ``command.txt``, ``prep_costs.json`` and ``prep_costs.md`` to the output folder.
+writes ``command.txt``, ``prep_costs.json`` and ``table.md`` to the output folder.
 """
 
 from __future__ import annotations
@@ -117,16 +117,16 @@ def timed(way, device, graph, step: str, repeats: int) -> dict:
 
 
 def table(rows: list[dict], device_name: str) -> str:
-    def cell(figure: dict) -> str:
-        return f"{figure['median']:.2f} ({figure['min']:.2f}-{figure['max']:.2f})"
-
-    lines = [f"Set-up costs on {device_name}: median (min-max) milliseconds.", "",
-             "| step | graph | upload_ms | host_ms (before) | device_ms (now) | setup_ms |",
-             "|---|---|---|---|---|---|"]
+    """One row per step and graph: each figure's median, then its range over the repeats."""
+    names = ("upload_ms", "host_ms", "device_ms", "setup_ms")
+    heads = ("upload", "host build (before)", "device build (now)", "set-up")
+    lines = [f"Set-up costs on {device_name}, milliseconds: median, then min-max of the repeats.",
+             "", "| step | graph | " + " | ".join(f"{h} | range" for h in heads) + " |",
+             "|---|---|" + "---:|---|" * len(heads)]
     for row in rows:
-        lines.append(f"| {row['step']} | {row['graph']} | {cell(row['upload_ms'])} | "
-                     f"{cell(row['host_ms'])} | {cell(row['device_ms'])} | "
-                     f"{cell(row['setup_ms'])} |")
+        cells = [f"{row[name]['median']:.2f} | {row[name]['min']:.2f}-{row[name]['max']:.2f}"
+                 for name in names]
+        lines.append(f"| {row['step']} | {row['graph']} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -171,8 +171,8 @@ def main() -> int:
                "backend": device.backend, "device": device.name, "arch": device.arch,
                "repeats": args.repeats, "rows": rows}
     (out / "prep_costs.json").write_text(json.dumps(results, indent=1) + "\n")
-    (out / "prep_costs.md").write_text(table(rows, device.name))
-    print(f"wrote {out}/prep_costs.json and prep_costs.md")
+    (out / "table.md").write_text(table(rows, device.name))
+    print(f"wrote {out}/prep_costs.json and table.md")
     return 0
 
 

@@ -361,4 +361,4 @@ def test_prep_costs_runs_on_the_emulator(tmp_path):
     assert {row["step"] for row in rows} == {"persistent", "push_pull", "adaptive"}
     for row in rows:
         assert row["host_ms"]["median"] > 0 and row["device_ms"]["median"] > 0
-    assert "| step |" in (tmp_path / "prep_costs.md").read_text()
+    assert "| step | graph |" in (tmp_path / "table.md").read_text()
