@@ -408,3 +408,17 @@ def test_gpu_prepared_searches(gpu, graph, name):
         levels, _ = prepared.bfs(5, out=mine)
         assert levels is mine[0]
         check_levels(levels, bfs_reference(graph, 5).levels)
+
+
+def test_readme_prepare_example_runs(capsys):
+    """The README's prepare-once example, run as it is written there."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = text.split("<!-- prepare-example-begin -->")[1].split("<!-- prepare-example-end -->")[0]
+    code = block.split("```python")[1].split("```")[0]
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == ["source 0: 90,000 reached, the farthest 598 edges away",
+                     "source 45150: 90,000 reached, the farthest 300 edges away",
+                     "source 89999: 90,000 reached, the farthest 598 edges away"]
