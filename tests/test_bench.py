@@ -25,6 +25,8 @@ from helpers import DATA, awkward_graph
 
 QUICK_GRAPHS = [spec.name for spec in suite_graphs("quick")]
 SOURCES = default_sources("quick")
+#: Sources per graph of the one quick-suite run the tests share (every variant runs).
+RUN_SOURCES = 2
 
 META_FIELDS = {"date", "host", "cpu", "cpu_count", "suite", "sources_per_graph", "seed",
                "variants", "backend", "device", "arch", "warp_size", "total_memory",
@@ -36,7 +38,7 @@ SPREAD_FIELDS = {"median_ms", "min_ms", "max_ms", "times_ms", "gteps_median"}
 VARIANT_FIELDS = SPREAD_FIELDS | {"setup_ms", "levels", "iterations", "valid",
                                   "speedup_vs_reference", "profile", "setup_cold_ms", "wall_ms",
                                   "wall_times_ms", "oneshot_ms", "oneshot_times_ms"}
-ONESHOTS = min(3, SOURCES)
+ONESHOTS = min(3, RUN_SOURCES)
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +46,7 @@ def quick_run(tmp_path_factory):
     """The whole quick suite on the cpu backend, through the command line, once."""
     out = tmp_path_factory.mktemp("bench")
     json_path, plot_dir, results_dir = out / "results.json", out / "plots", out / "folder"
-    code = main(["bench", "--suite", "quick", "--backend", "cpu",
+    code = main(["bench", "--suite", "quick", "--backend", "cpu", "--sources", str(RUN_SOURCES),
                  "--json", str(json_path), "--plot", str(plot_dir), "--out", str(results_dir)])
     return code, json.loads(json_path.read_text()), plot_dir, results_dir
 
@@ -60,7 +62,7 @@ def test_json_meta(quick_run):
     assert META_FIELDS <= set(meta)
     assert meta["backend"] == "cpu" and meta["device"]
     assert meta["warp_size"] in (32, 64)
-    assert meta["suite"] == "quick" and meta["sources_per_graph"] == SOURCES
+    assert meta["suite"] == "quick" and meta["sources_per_graph"] == RUN_SOURCES
     assert meta["variants"] == ["reference", *STEPS]
     for library in ("rodinia_bfs", "python", "numpy", "scipy"):
         assert meta["versions"][library]
@@ -77,7 +79,7 @@ def test_json_graphs(quick_run):
         assert GRAPH_FIELDS <= set(graph), graph["name"]
         assert graph["vertices"] > 0 and graph["edges"] > 0
         assert graph["max_degree"] >= graph["mean_degree"] > 0
-        assert len(graph["sources"]) == len(graph["traversed_edges"]) == len(graph["levels"]) == SOURCES
+        assert len(graph["sources"]) == len(graph["traversed_edges"]) == len(graph["levels"]) == RUN_SOURCES
         assert sum(graph["frontier_sizes"]) <= graph["vertices"]
         assert len(graph["frontier_sizes"]) == graph["levels"][0]
         assert graph["upload_ms"] > 0
@@ -89,14 +91,14 @@ def test_json_graphs(quick_run):
             assert measured["valid"] is True, where
             _check_spread(measured)
             assert measured["setup_ms"] > 0 and measured["setup_cold_ms"] > 0, where
-            assert len(measured["wall_times_ms"]) == SOURCES, where
+            assert len(measured["wall_times_ms"]) == RUN_SOURCES, where
             assert all(t > 0 for t in measured["wall_times_ms"]), where
             assert measured["wall_ms"] == pytest.approx(np.median(measured["wall_times_ms"]))
             assert len(measured["oneshot_times_ms"]) == ONESHOTS, where
             assert all(t > 0 for t in measured["oneshot_times_ms"]), where
             assert measured["oneshot_ms"] == pytest.approx(np.median(measured["oneshot_times_ms"]))
             assert measured["levels"] == graph["levels"], where
-            assert len(measured["iterations"]) == SOURCES
+            assert len(measured["iterations"]) == RUN_SOURCES
             assert measured["speedup_vs_reference"] == pytest.approx(
                 graph["reference"]["median_ms"] / measured["median_ms"])
             profile = measured["profile"]
@@ -108,7 +110,7 @@ def test_json_graphs(quick_run):
 
 def _check_spread(measured):
     assert SPREAD_FIELDS <= set(measured)
-    assert len(measured["times_ms"]) == SOURCES
+    assert len(measured["times_ms"]) == RUN_SOURCES
     assert all(t > 0 for t in measured["times_ms"])
     assert measured["min_ms"] <= measured["median_ms"] <= measured["max_ms"]
     assert measured["min_ms"] == min(measured["times_ms"])
@@ -484,7 +486,7 @@ def test_two_gteps_labelled(quick_run):
     traversed component, each undirected edge once."""
     _, results, _, _ = quick_run
     for graph in results["graphs"]:
-        assert len(graph["input_edges"]) == SOURCES
+        assert len(graph["input_edges"]) == RUN_SOURCES
         for arcs, inputs in zip(graph["traversed_edges"], graph["input_edges"]):
             assert inputs <= arcs if not graph["directed"] else inputs == arcs
             if not graph["directed"]:

@@ -38,7 +38,8 @@ def cycle(n: int) -> CSRGraph:
 def test_registered_between_step_4_and_the_tuned_step():
     names = list(STEPS)
     assert STEPS["persistent_basic"] is PersistentBasicBFS
-    assert names.index("balanced") + 1 == names.index("persistent_basic")
+    # after step 4 and its sidebar, the edge-centric kernel
+    assert names.index("edge_centric") + 1 == names.index("persistent_basic")
     assert names.index("persistent_basic") + 1 == names.index("persistent")
 
 

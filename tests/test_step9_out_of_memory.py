@@ -363,3 +363,10 @@ def test_benchmark_runs_on_the_emulator(tmp_path):
             if mode == "subgraph":
                 assert p["bytes_htod"] == [4 * e for e in p["edges"]]
     assert "| awkward | out_of_memory subgraph |" in (out / "table.md").read_text()
+
+
+def test_registered_after_step_8():
+    from rodinia_bfs.variants import STEPS
+
+    assert list(STEPS)[-1] == "out_of_memory"
+    assert list(STEPS).index("out_of_memory") == list(STEPS).index("multi_gpu") + 1

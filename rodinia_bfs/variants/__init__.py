@@ -36,8 +36,8 @@ STEPS: dict[str, type[GPUStep]] = {
     PushPullBFS.name: PushPullBFS,
     AdaptiveBasicBFS.name: AdaptiveBasicBFS,
     AdaptiveBFS.name: AdaptiveBFS,
-    OutOfMemoryBFS.name: OutOfMemoryBFS,
     MultiGpuBFS.name: MultiGpuBFS,
+    OutOfMemoryBFS.name: OutOfMemoryBFS,
 }
 # [steps-registry-end]
 
