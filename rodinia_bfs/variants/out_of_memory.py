@@ -48,6 +48,7 @@ from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime._checks import format_bytes
 from rodinia_bfs.runtime.base import Device, ceil_div
 from rodinia_bfs.variants.base import GPUStep, LevelTimer
+from rodinia_bfs.variants.push_pull_basic import beamer_direction  # Beamer's rule, as step 6
 
 #: The three ways of reaching the host's edges, the first the default.
 MODES = ("subgraph", "zero_copy", "managed")
@@ -70,22 +71,6 @@ SECTOR_BYTES = 32
 #: Which direction each level takes: Beamer's rule, or one of them always (tests).
 DIRECTIONS = ("auto", "push", "pull")
 
-# [oom-rule-begin]
-#: Beamer's alpha and beta (SC 2012), as step 6.
-ALPHA, BETA = 14, 24
-
-
-def beamer_direction(current: str, n_f: int, m_f: int, m_u: int, n: int,
-                     previous_n_f: int) -> str:
-    """Push -> pull when the frontier's edges ``m_f`` outnumber ``m_u / ALPHA`` (edges
-    out of the vertices not reached yet) while the frontier grows; pull -> push when
-    its vertices ``n_f`` fall below ``n / BETA`` while it shrinks."""
-    if current == "push" and m_f * ALPHA > m_u and n_f > previous_n_f:
-        return "pull"
-    if current == "pull" and n_f * BETA < n and n_f < previous_n_f:
-        return "push"
-    return current
-# [oom-rule-end]
 
 
 # [oom-records-begin]
