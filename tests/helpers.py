@@ -350,3 +350,38 @@ def pairwise_params(together: tuple = (), **factors):
     return ",".join(factors), [
         pytest.param(*row.values(), id="-".join(label(k, v) for k, v in row.items()))
         for row in rows]
+
+
+def ctypes_layouts(device, records, header: str) -> tuple[list[int], list[int]]:
+    """The layout of ctypes ``records`` (classes named as their C structs in ``header``)
+    as the device's compiler lays them out, and as ctypes does: for each record its
+    size, then each field's offset and size. Offsets are address differences inside one
+    instance: NVRTC has no __builtin_offsetof outside constant expressions."""
+    import ctypes
+
+    from rodinia_bfs.kernels import kernel_headers
+
+    lines, probes = [], []
+    for r, record in enumerate(records):
+        c = record.__name__
+        probes.append(f"    {c} probe{r};")
+        lines.append(f"sizeof({c})")
+        for field, _ in record._fields_:
+            lines += [f"(char*)&probe{r}.{field} - (char*)&probe{r}", f"sizeof(probe{r}.{field})"]
+    body = "\n".join(probes + [f"    out[{i}] = (bfs_u64)({e});" for i, e in enumerate(lines)])
+    source = (f'#include "bfs_common.h"\n#include "{header}"\n'
+              f'extern "C" __global__ void layout(bfs_u64* out)\n{{\n{body}\n}}\n')
+    module = device.compile(source, "layout_probe.hip", headers=kernel_headers())
+    out = device.malloc(8 * len(lines))
+    try:
+        device.launch(module.get_function("layout"), 1, 1, (out,))
+        device.synchronize()
+        c_side = device.from_device(out, len(lines), np.uint64).tolist()
+    finally:
+        device.free(out)
+    host_side = []
+    for record in records:
+        host_side.append(ctypes.sizeof(record))
+        for field, _ in record._fields_:
+            host_side += [getattr(record, field).offset, getattr(record, field).size]
+    return c_side, host_side

@@ -7,7 +7,6 @@ in-lists; the kernels' argument records have the layout the host describes; the 
 rule itself on hand-made numbers; the guard that ends a broken kernel.
 """
 
-import ctypes
 import importlib.util
 
 import numpy as np
@@ -16,14 +15,13 @@ import pytest
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, kronecker
-from rodinia_bfs.kernels import kernel_headers
 from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.push_pull import rule_table
 from rodinia_bfs.variants.push_pull_basic import (ALPHA, BETA, LevelCounts, PushPullBasicArgs,
                                                   PushPullBasicBFS, beamer_direction)
 
-from helpers import ROOT, awkward_graph, check_run, edit_kernel, with_kernel
+from helpers import ROOT, awkward_graph, check_run, ctypes_layouts, edit_kernel, with_kernel
 
 
 def star(leaves: int = 300) -> CSRGraph:
@@ -160,40 +158,10 @@ def test_bad_options_are_refused(device, options):
         PushPullBasicBFS(device, grid2d(3, 3), **options)
 
 
-def _layout_probe(records) -> tuple[str, int]:
-    """A kernel that writes sizeof and, for each field, offsetof and sizeof of each
-    record in ``records`` (ctypes classes named as their C structs)."""
-    # Offsets as address differences inside one instance: NVRTC has no
-    # __builtin_offsetof outside constant expressions.
-    lines, probes = [], []
-    for r, record in enumerate(records):
-        c = record.__name__
-        probes.append(f"    {c} probe{r};")
-        lines.append(f"sizeof({c})")
-        for field, _ in record._fields_:
-            lines += [f"(char*)&probe{r}.{field} - (char*)&probe{r}", f"sizeof(probe{r}.{field})"]
-    body = "\n".join(probes + [f"    out[{i}] = (bfs_u64)({e});" for i, e in enumerate(lines)])
-    return ('#include "bfs_common.h"\n#include "push_pull_basic_args.h"\n'
-            f'extern "C" __global__ void layout(bfs_u64* out)\n{{\n{body}\n}}\n'), len(lines)
-
-
 def test_argument_records_match_the_header(device):
     """The ctypes records are laid out as the C compiler lays out the header's structs."""
-    records = [LevelCounts, PushPullBasicArgs]
-    source, count = _layout_probe(records)
-    module = device.compile(source, "layout_probe.hip", headers=kernel_headers())
-    out = device.malloc(8 * count)
-    try:
-        device.launch(module.get_function("layout"), 1, 1, (out,))
-        device.synchronize()
-        c_side = device.from_device(out, count, np.uint64).tolist()
-    finally:
-        device.free(out)
-    host_side = []
-    for record in records:
-        host_side.append(ctypes.sizeof(record))
-        for field, _ in record._fields_:
-            host_side += [getattr(record, field).offset, getattr(record, field).size]
+    c_side, host_side = ctypes_layouts(device, [LevelCounts, PushPullBasicArgs],
+                                       "push_pull_basic_args.h")
     assert c_side == host_side
 
 

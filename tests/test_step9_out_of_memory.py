@@ -6,7 +6,6 @@ against a plain loop; the argument records against the header; the memory-cap
 decision; compile checks; and, marked gpu, every mode on a GPU.
 """
 
-import ctypes
 
 import numpy as np
 import pytest
@@ -20,7 +19,7 @@ from rodinia_bfs.variants.out_of_memory import (
     DIRECTIONS, MODES, OomCounts, OutOfMemoryArgs, OutOfMemoryBFS, choose_for_memory, gather_edges,
     in_memory_bytes, vertex_array_bytes)
 
-from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources,
+from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources, ctypes_layouts,
                      hiprtc_or_skip, nvrtc_or_skip, sources_of, tiny_graphs)
 
 
@@ -170,36 +169,9 @@ def test_gather_matches_a_plain_loop():
         np.testing.assert_array_equal(np.concatenate(got), expected)
 
 
-def _layout_probe(records) -> tuple[str, int]:
-    """A kernel that writes sizeof of each record and offset and size of each field."""
-    lines, probes = [], []
-    for r, record in enumerate(records):
-        c = record.__name__
-        probes.append(f"    {c} probe{r};")
-        lines.append(f"sizeof({c})")
-        for field, _ in record._fields_:
-            lines += [f"(char*)&probe{r}.{field} - (char*)&probe{r}", f"sizeof(probe{r}.{field})"]
-    body = "\n".join(probes + [f"    out[{i}] = (bfs_u64)({e});" for i, e in enumerate(lines)])
-    return ('#include "bfs_common.h"\n#include "out_of_memory_args.h"\n'
-            f'extern "C" __global__ void layout(bfs_u64* out)\n{{\n{body}\n}}\n'), len(lines)
-
-
 def test_argument_records_match_the_header(device):
-    records = [OomCounts, OutOfMemoryArgs]
-    source, count = _layout_probe(records)
-    module = device.compile(source, "oom_layout_probe.hip", headers=kernel_headers())
-    out = device.malloc(8 * count)
-    try:
-        device.launch(module.get_function("layout"), 1, 1, (out,))
-        device.synchronize()
-        c_side = device.from_device(out, count, np.uint64).tolist()
-    finally:
-        device.free(out)
-    host_side = []
-    for record in records:
-        host_side.append(ctypes.sizeof(record))
-        for field, _ in record._fields_:
-            host_side += [getattr(record, field).offset, getattr(record, field).size]
+    c_side, host_side = ctypes_layouts(device, [OomCounts, OutOfMemoryArgs],
+                                       "out_of_memory_args.h")
     assert c_side == host_side
 
 

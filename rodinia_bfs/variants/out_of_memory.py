@@ -48,7 +48,7 @@ from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime._checks import format_bytes
 from rodinia_bfs.runtime.base import Device, ceil_div
 from rodinia_bfs.variants.base import GPUStep, LevelTimer
-from rodinia_bfs.variants.push_pull_basic import beamer_direction  # Beamer's rule, as step 6
+from rodinia_bfs.variants.push_pull_basic import PushPullBasicBFS, beamer_direction
 
 #: The three ways of reaching the host's edges, the first the default.
 MODES = ("subgraph", "zero_copy", "managed")
@@ -261,20 +261,10 @@ class OutOfMemoryBFS(GPUStep):
         self.last_records: list[LevelRecord] = []
     # [oom-setup-end]
 
-    def _reset(self, source: int) -> int:
-        """Every level and parent -1; the source at level 0, its own parent, alone in
-        the queue of level 0."""
-        dev, s = self.device, self.stream
-        dev.memset(self.levels, 0xFF, stream=s)
-        dev.memset(self.parents, 0xFF, stream=s)
-        dev.memset(self.levels.view(4 * source, 4), 0, stream=s)
-        self.h_source[0] = source
-        dev.memcpy_htod_async(self.parents.view(4 * source, 4), self.h_source, s)
-        dev.memcpy_htod_async(self.queues[0].view(0, 4), self.h_source, s)
-        return source
-
-    def _grid(self, items: int, block: int) -> int:
-        return max(1, min(ceil_div(items, block), self.max_blocks))
+    # The start state and the launch width are step 6's basic version's, on the same
+    # attributes (levels, parents, queues, h_source, max_blocks).
+    _reset = PushPullBasicBFS._reset
+    _grid = PushPullBasicBFS._grid
 
     def _gather(self, frontier, sub_offsets, first: int, count: int, staging) -> None:
         """Gather the subgraph's edges [first, first + count) into ``staging``, in
