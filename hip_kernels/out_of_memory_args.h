@@ -1,5 +1,5 @@
 // out_of_memory_args.h: the arguments of step 9's kernels (out_of_memory.hip), one
-// record in device memory. rodinia_bfs/variants/out_of_memory.py describes the same
+// record passed by value. rodinia_bfs/variants/out_of_memory.py describes the same
 // layout with ctypes; a test compiles this header and checks that the two agree.
 #pragma once
 

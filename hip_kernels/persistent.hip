@@ -26,9 +26,8 @@
 
 // [persistent-grid-kernel-begin]
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-persistent_grid(const PersistentArgs* args, GridBarrier* barrier)
+persistent_grid(const PersistentArgs a, GridBarrier* barrier)
 {
-    const PersistentArgs a = *args;  // read once; every field stays in registers
     // The same for every block: nobody has written it yet.
     if (a.control->mode != MODE_GRID) return;
     const GridQueues Q = {a.smalls, a.mediums, a.larges, a.large_capacity, a.counts, a.n};

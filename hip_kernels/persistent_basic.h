@@ -1,7 +1,8 @@
 // persistent_basic.h: the arguments of step 5's basic kernel (persistent_basic.hip).
 //
-// The kernel takes one argument, a pointer to a PersistentBasicArgs in device memory,
-// which the host fills in before each launch. The Python side describes each record
+// The kernel takes one argument, a PersistentBasicArgs passed by value, which the host
+// fills in before each launch. (A kernel's arguments live in a constant bank that every
+// thread reads; a record passed as a pointer would have to be loaded into registers.) The Python side describes each record
 // once (ARGS and STATUS in rodinia_bfs/variants/persistent_basic.py), and a test checks
 // that the layouts agree field by field. Every field is naturally aligned (pointers are
 // 8 bytes on every target), so the layout is the same for hiprtc, NVRTC and the emulator.

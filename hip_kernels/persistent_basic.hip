@@ -15,9 +15,8 @@
 
 // [persistent-basic-head-begin]
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-persistent_basic(const PersistentBasicArgs* args)
+persistent_basic(const PersistentBasicArgs a)
 {
-    const PersistentBasicArgs a = *args;  // read once; every field stays in registers
     const vertex_t n = a.num_vertices;
     const bfs_u32 thread = blockIdx.x * BLOCK_SIZE + threadIdx.x;
     const bfs_u32 threads = gridDim.x * BLOCK_SIZE;

@@ -13,7 +13,7 @@ struct LevelCounts {
     bfs_u64 queued;    // slots taken by bitmap_to_queue
 };
 
-// The arrays of one search, fixed for the whole search: uploaded once, passed by pointer.
+// The arrays of one search, fixed for the whole search: passed by value to every kernel.
 // The frontier of level L is queues[L % 2] (a push level) or bitmaps[L % 2] (a pull
 // level); the level writes the next one into the other slot.
 struct PushPullBasicArgs {

@@ -60,9 +60,10 @@
 #include "bottom_up.h"
 
 // [push-pull-args-begin]
-// The kernel's arguments: one record in device memory (a launch passes its address),
-// which the host fills in once per graph, and before each search with the fields that
-// change with the source. PushPullArgs in rodinia_bfs/variants/push_pull.py describes it
+// The kernel's arguments: one record passed by value (so that its fields stay in the
+// constant bank of kernel arguments, not in registers: step 5's argument record says
+// why), which the host fills in once per graph, and before each search with the fields
+// that change with the source. PushPullArgs in rodinia_bfs/variants/push_pull.py describes it
 // field by field. Step 7's three pointers are null in step 6.
 struct Control;     // step 7: single_block.h
 struct LevelStamp;  // likewise
@@ -233,9 +234,8 @@ __device__ inline void empty_local_queues(LocalQueues& local)
 
 // [push-pull-kernel-begin]
 extern "C" __global__ void __launch_bounds__(BLOCK_SIZE)
-push_pull_bfs(const PushPullArgs* args)
+push_pull_bfs(const PushPullArgs a)
 {
-    const PushPullArgs a = *args;  // read once; every field stays in registers
 #if ADAPTIVE_HANDOFF
     // The first launch of a search has its source and starts it (below, as step 6
     // does); a later one has source -1 and carries on from the Control record, or

@@ -191,10 +191,14 @@ __device__ inline void stamp(LevelStamp* stamps, bfs_u32 capacity, level_t level
 // [persistent-clock-end]
 
 // [persistent-args-begin]
-// The arguments of the step's kernels: one record in device memory, filled in by the
-// host once per set-up (ARGS in rodinia_bfs/variants/persistent.py describes it field by
-// field). A launch passes its address, and what differs from one launch of a batch to
-// the next beside it: the single block's start, the grid's barrier.
+// The arguments of the step's kernels: one record, filled in by the host once per
+// set-up (ARGS in rodinia_bfs/variants/persistent.py describes it field by field) and
+// passed by value, with what differs from one launch of a batch to the next beside it:
+// the single block's start, the grid's barrier. A kernel's arguments live in a constant
+// bank that every thread reads as it needs them: a record by value costs no registers
+// (a record read through a pointer would hold its fields in registers, and a block of
+// 1024 threads that needs more than 32 registers each leaves room for only one such
+// block on a multiprocessor).
 struct PersistentArgs {
     const edge_t* offsets;     // the graph
     const vertex_t* edges;
@@ -688,9 +692,8 @@ __device__ inline void hand_over(const SingleBlock& S, const GridQueues& Q, int 
 
 // [persistent-single-kernel-begin]
 extern "C" __global__ void __launch_bounds__(SB_BLOCK_SIZE)
-persistent_single(const PersistentArgs* args, vertex_t start)
+persistent_single(const PersistentArgs a, vertex_t start)
 {
-    const PersistentArgs a = *args;  // read once; every field stays in registers
     // A search begins with start = its source, at level 0, whatever the Control record
     // holds (the host writes nothing to it); every other launch has start = -1 and
     // carries on from the record, or returns at once when it is not its turn.
@@ -856,9 +859,8 @@ persistent_single(const PersistentArgs* args, vertex_t start)
 // single block. Entry i is of the last level L whose entries begin at or before it
 // (log_levels[L] <= i): a binary search over the levels of that run.
 extern "C" __global__ void
-persistent_flush(const PersistentArgs* args)
+persistent_flush(const PersistentArgs a)
 {
-    const PersistentArgs a = *args;
     const bfs_u32 to = at_most(a.control->log_to, (bfs_u32)a.n);
     const level_t first = a.control->log_level, last = a.control->level;
     for (bfs_u32 i = blockIdx.x * blockDim.x + threadIdx.x; i < to; i += gridDim.x * blockDim.x) {

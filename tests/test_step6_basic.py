@@ -168,7 +168,7 @@ def test_argument_records_match_the_header(device):
 def test_a_kernel_that_finds_too_much_is_stopped(device):
     """A pull kernel that forgets that a vertex is reached finds it at every level: the
     host's guard ends the search with a clear error instead of looping."""
-    broken = edit_kernel("push_pull_basic.hip", "if (a->levels[v] != -1) continue;", "")
+    broken = edit_kernel("push_pull_basic.hip", "if (a.levels[v] != -1) continue;", "")
     step_class = with_kernel(PushPullBasicBFS, broken)
     with step_class(device, grid2d(6, 6), direction="pull") as step:
         with pytest.raises(DeviceError, match="did not finish"):

@@ -17,7 +17,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from rodinia_bfs.errors import DeviceError
-from rodinia_bfs.runtime.base import DeviceBuffer, PinnedArray, SCALAR_TYPES, dim3, pack_args
+from rodinia_bfs.runtime.base import (DeviceBuffer, PinnedArray, SCALAR_TYPES, dim3, pack_args,
+                                      record_address)
 
 _MACRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -210,6 +211,7 @@ class ArgPacker:
 
     def _grow(self, capacity: int) -> None:
         self.capacity = capacity
+        self._records: dict[int, int] = {}  # argument index -> address of its record
         self._slots = (ctypes.c_uint64 * capacity)()
         self._params = (ctypes.c_void_p * capacity)()
         base = ctypes.addressof(self._slots)
@@ -220,11 +222,21 @@ class ArgPacker:
 
     def _learn(self, key: tuple, args: Sequence) -> struct.Struct:
         pack_args(args)  # raises the TypeError that explains a badly typed argument
+        # A record's slot stays unused: its kernelParams entry points at the record.
         fmt = "<" + "".join(
-            "Q" if issubclass(t, DeviceBuffer) else _SCALAR_FORMATS[np.dtype(t)] for t in key
+            "Q" if issubclass(t, (DeviceBuffer, ctypes.Structure, np.ndarray))
+            else _SCALAR_FORMATS[np.dtype(t)] for t in key
         )
         packer = self._formats[key] = struct.Struct(fmt)
         return packer
+
+    def _point(self, index: int, address: int | None) -> None:
+        """``kernelParams[index]``: at the record at ``address``, or (None) at its slot."""
+        if address is None:
+            if self._records.pop(index, None) is not None:
+                self._params[index] = ctypes.addressof(self._slots) + _SLOT * index
+        elif self._records.get(index) != address:
+            self._records[index] = self._params[index] = address
 
     def pack(self, args: Sequence, generation: int = 0) -> int:
         """Write ``args`` into the slots; returns the ``kernelParams`` address.
@@ -248,6 +260,12 @@ class ArgPacker:
                 if arg.freed or (arg.owner is not None and arg.owner.freed):
                     raise DeviceError(f"kernel argument {i} is a freed device buffer")
                 arg = arg.ptr
+            elif isinstance(arg, (ctypes.Structure, np.ndarray)):
+                self._point(i, record_address(arg))
+                values.append(0)
+                continue
+            if i in self._records:  # a record was passed here before
+                self._point(i, None)
             values.append(arg)
         packer.pack_into(self._slots, 0, *values)
         if type(args) is tuple:
@@ -263,6 +281,8 @@ class ArgPacker:
             if arg.freed or (arg.owner is not None and arg.owner.freed):
                 raise DeviceError(f"kernel argument {index} is a freed device buffer")
             _POINTER_SLOT.pack_into(self._slots, _SLOT * index, arg.ptr)
+        elif isinstance(arg, (ctypes.Structure, np.ndarray)):
+            self._point(index, record_address(arg))
         else:
             _scalar_slot(type(arg)).pack_into(self._slots, _SLOT * index, arg)
 

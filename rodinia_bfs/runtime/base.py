@@ -106,6 +106,30 @@ SCALAR_TYPES = {
 }
 
 
+def record_address(arg) -> int | None:
+    """Where an argument record lies in host memory, or None when ``arg`` is not one.
+
+    A kernel's argument record is a C struct passed by value (declared once in a
+    header), described in Python by a ``ctypes.Structure`` or by a NumPy array of one
+    element of a structured dtype. ``kernelParams`` points at the record itself, and
+    the launch call copies it: fields changed before a launch are what that launch
+    gets. By value, the fields live where the GPU keeps every kernel argument (a
+    constant bank that every thread reads without a load), not in registers."""
+    if isinstance(arg, ctypes.Structure):
+        return ctypes.addressof(arg)
+    if isinstance(arg, np.ndarray) and arg.dtype.names is not None:
+        if arg.size != 1 or not arg.flags.c_contiguous:
+            raise TypeError("an argument record must be one contiguous element of a "
+                            f"structured dtype, got shape {arg.shape}")
+        return arg.ctypes.data
+    return None
+
+
+def record_bytes(arg) -> int:
+    """The size of an argument record (:func:`record_address`)."""
+    return ctypes.sizeof(arg) if isinstance(arg, ctypes.Structure) else arg.dtype.itemsize
+
+
 def pack_args(args: Sequence) -> tuple[ctypes.Array, list]:
     """Pack kernel arguments into a ``void*[]`` of pointers to their values.
 
@@ -121,6 +145,8 @@ def pack_args(args: Sequence) -> tuple[ctypes.Array, list]:
             holders.append(ctypes.c_uint64(arg.ptr))
         elif isinstance(arg, np.generic) and arg.dtype in SCALAR_TYPES:
             holders.append(np.array(arg))  # 0-d array: stable address of the right width
+        elif record_address(arg) is not None:
+            holders.append(arg)  # pointed at, not copied (record_address)
         elif isinstance(arg, (bool, int, float)):
             raise TypeError(
                 f"kernel argument {i} is a Python {type(arg).__name__} ({arg!r}); pass a typed "
@@ -130,7 +156,8 @@ def pack_args(args: Sequence) -> tuple[ctypes.Array, list]:
             raise TypeError(f"kernel argument {i} has unsupported type {type(arg).__name__}")
     params = (ctypes.c_void_p * max(len(holders), 1))()
     for i, h in enumerate(holders):
-        params[i] = ctypes.addressof(h) if isinstance(h, ctypes.c_uint64) else h.ctypes.data
+        params[i] = (ctypes.addressof(h) if isinstance(h, (ctypes.c_uint64, ctypes.Structure))
+                     else h.ctypes.data)
     return params, holders
 
 

@@ -46,7 +46,7 @@ import numpy as np
 from rodinia_bfs.errors import CompileError, DeviceError
 from rodinia_bfs.runtime import _checks
 from rodinia_bfs.runtime.base import (Device, DeviceBuffer, Event, Kernel, MappedHostArray, Module,
-                                      PinnedArray, Stream)
+                                      PinnedArray, Stream, record_bytes)
 
 #: The emulator header: pre-included into every kernel module, and the runtime's source.
 EMULATOR_HEADER = Path(__file__).resolve().parent / "include" / "hip_emulator.h"
@@ -305,16 +305,26 @@ class _LaunchConfig(ctypes.Structure):
 _LAUNCHER_ARGTYPES = [ctypes.POINTER(_LaunchConfig), ctypes.c_void_p, ctypes.c_int,
                       ctypes.POINTER(ctypes.c_int), ctypes.c_char_p, ctypes.c_int]
 
-# ArgKind codes of hip_emulator.h: kind * 256 + size. The launcher compares them with
-# its kernel's parameter types, so that np.int64 passed for an int is an error.
-_ARG_INT, _ARG_FLOAT, _ARG_POINTER = 1, 2, 3
+# ArgKind codes of hip_emulator.h: kind * 65536 + size. The launcher compares them with
+# its kernel's parameter types, so that np.int64 passed for an int, or a record whose
+# size is not the struct's, is an error.
+_ARG_INT, _ARG_FLOAT, _ARG_POINTER, _ARG_RECORD = 1, 2, 3, 4
 
 
-def _arg_code(arg_type: type) -> int:
-    if issubclass(arg_type, DeviceBuffer):
-        return _ARG_POINTER * 256 + 8
-    dtype = np.dtype(arg_type)
-    return (_ARG_FLOAT if dtype.kind == "f" else _ARG_INT) * 256 + dtype.itemsize
+def _arg_key(arg):
+    """What decides an argument's code: its type, and a record's size."""
+    if isinstance(arg, (ctypes.Structure, np.ndarray)):
+        return type(arg), record_bytes(arg)
+    return type(arg)
+
+
+def _arg_code(key) -> int:
+    if isinstance(key, tuple):
+        return _ARG_RECORD * 65536 + key[1]
+    if issubclass(key, DeviceBuffer):
+        return _ARG_POINTER * 65536 + 8
+    dtype = np.dtype(key)
+    return (_ARG_FLOAT if dtype.kind == "f" else _ARG_INT) * 65536 + dtype.itemsize
 
 
 class CpuKernel(Kernel):
@@ -329,7 +339,7 @@ class CpuKernel(Kernel):
         self._lock = threading.Lock()  # the packer and the error buffer are shared
 
     def codes(self, args) -> ctypes.Array:
-        key = tuple(map(type, args))
+        key = tuple(map(_arg_key, args))
         codes = self._codes.get(key)
         if codes is None:
             codes = (ctypes.c_int * max(len(key), 1))(*map(_arg_code, key))

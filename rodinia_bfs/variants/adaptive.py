@@ -157,8 +157,7 @@ class AdaptiveBFS(PersistentBFS):
         ``rounds``, source -1), each with its grid barrier. Step 5's grid queues stand in
         for step 6's (set L % 2 holds the frontier of level L)."""
         n, cap = self.graph.num_vertices, self.large_capacity
-        records = self.device.host_malloc(self.rounds + 1, push_pull.ARGS)
-        records[:] = np.zeros((), push_pull.ARGS)  # step 6's clocks and path counters: none
+        records = np.zeros(self.rounds + 1, push_pull.ARGS)  # no clocks, no path counters
         halves = {"small": (self.smalls, 4 * n), "medium": (self.mediums, 4 * n),
                   "large": (self.larges, 8 * cap)}
         buffers = dict(offsets=self.offsets, edges=self.edges, in_offsets=self.in_offsets,
@@ -181,16 +180,13 @@ class AdaptiveBFS(PersistentBFS):
         for r in range(self.rounds):
             records["barrier"][1 + r] = self._barrier(r).ptr
         records["barrier"][0] = self._barrier(0).ptr  # the first launch of a search
-        self.grid_args = self._alloc(push_pull.ARGS.itemsize * (self.rounds + 1))
-        self.device.memcpy_htod(self.grid_args, records)
-        self.h_grid_args = records
+        self.grid_args = records  # each launch passes its own by value
 
     def _arguments(self, stamps, stamp_capacity):
         """Step 5's single block as in step 5 (with the stamps, always); the grid's
         launches take their records: the search's start, then one per round."""
         single, _ = super()._arguments(self.stamps, self.graph.num_vertices + 1)
-        size = push_pull.ARGS.itemsize
-        grid = [[self.grid_args.view(size * k, size)] for k in range(self.rounds + 1)]
+        grid = [[self.grid_args[k:k + 1]] for k in range(self.rounds + 1)]
         return single, grid
     # [adaptive-arguments-end]
 
@@ -210,10 +206,9 @@ class AdaptiveBFS(PersistentBFS):
         else:
             queues = (0, 0, ceil_div(degree, d["BLOCK_PIECE"]))
         # The record of the search's first grid launch: its source, degree and queue.
-        start = self.h_grid_args[:1]
+        start = self.grid_args[:1]
         start["source"], start["source_edges"] = source, degree
         start["small_count"], start["medium_count"], start["large_count"] = queues
-        self.device.memcpy_htod_async(self.grid_args.view(0, start.nbytes), start, self.stream)
 
     def _queue_batch(self, single, grids, start) -> None:
         """The grid first: its first launch of a search starts it from the source (the

@@ -253,7 +253,7 @@ class OutOfMemoryBFS(GPUStep):
             levels=self.levels.ptr, parents=self.parents.ptr,
             queues=(ctypes.c_uint64 * 2)(*(q.ptr for q in self.queues)),
             sub_offsets=self.sub_offsets.ptr, counts=self.counts.ptr, num_vertices=n)
-        self.args = self._upload(np.frombuffer(bytes(args), np.uint8))
+        self.args = args  # every launch passes it by value
         self.h_counts_bytes = device.host_malloc(ctypes.sizeof(OomCounts), np.uint8)
         self.h_counts = OomCounts.from_buffer(self.h_counts_bytes)
         self.h_source = device.host_malloc(1, np.int32)

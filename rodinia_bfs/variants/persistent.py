@@ -288,9 +288,9 @@ class PersistentBFS(GPUStep):
         self._launches = {}  # profile or not -> the kernels' prepared launches (_host_loop)
         self._cleared = False  # bitmap and barriers zeroed (by the first reset)
         self.no_stamps = self._alloc(LEVEL_STAMP.itemsize)
-        # The kernels' argument records: one for timed searches, one for profiled ones
-        # (their stamps differ), filled in by _arguments.
-        self.args = self._alloc(2 * ARGS.itemsize)
+        # The kernels' argument records, passed by value: one for timed searches, one for
+        # profiled ones (their stamps differ), filled in by _arguments.
+        self.args = np.zeros(2, ARGS)
         self._record(False, self.no_stamps, 0)
         # With SB_LOG, the whole GPU writes out what the single block logged
         # (persistent_flush): the same launch behind every launch of the single block.
@@ -359,13 +359,14 @@ class PersistentBFS(GPUStep):
         # search gives it the source (_host_loop), and it starts at level 0 from there.
         self.source = source
 
-    def _record_of(self, profile: bool):
-        """The device's argument record for timed (0) or profiled (1) searches."""
-        return self.args.view(ARGS.itemsize * int(profile), ARGS.itemsize)
+    def _record_of(self, profile: bool) -> np.ndarray:
+        """The argument record for timed (0) or profiled (1) searches: one element that
+        a launch passes by value."""
+        return self.args[int(profile):int(profile) + 1]
 
     def _record(self, profile: bool, stamps, stamp_capacity: int) -> None:
         """Fill in the argument record of timed or profiled searches."""
-        record = np.zeros(1, ARGS)
+        record = self._record_of(profile)
         buffers = dict(offsets=self.offsets, edges=self.edges, records=self.records,
                        rows=self.rows, levels=self.levels, parents=self.parents,
                        global_bitmap=self.bitmap, control=self.control, smalls=self.smalls,
@@ -378,7 +379,6 @@ class PersistentBFS(GPUStep):
         record["large_capacity"] = self.large_capacity
         record["overflow_capacity"] = self.overflow_capacity
         record["stamp_capacity"] = stamp_capacity
-        self.device.memcpy_htod(self._record_of(profile), record)
 
     def _arguments(self, stamps, stamp_capacity):
         """The launches' arguments: the record, and the single block's start (the last:

@@ -4,9 +4,8 @@ The kernel is in ``hip_kernels/persistent_basic.hip``: step 2's expansion (a thr
 frontier vertex, ``atomicCAS`` to claim, ``atomicAdd`` to enqueue) inside a loop over
 the levels, with a grid-wide barrier between them. The host launches it once,
 cooperatively (every block resident, so that blocks may wait for each other), and
-waits once. Its one argument is a pointer to a record in device memory
-(``PersistentBasicArgs`` in ``hip_kernels/persistent_basic.h``), described here once as
-:data:`ARGS`.
+waits once. Its one argument is a record passed by value (``PersistentBasicArgs`` in
+``hip_kernels/persistent_basic.h``), described here once as :data:`ARGS`.
 """
 
 from __future__ import annotations
@@ -75,11 +74,10 @@ class PersistentBasicBFS(GPUStep):
         self.counts = self.state.view(GRID_BARRIER_BYTES, 4 * 3)
         self.status = self.state.view(GRID_BARRIER_BYTES + 4 * 3, STATUS.itemsize)
         self.clocks = None  # a device_clock() per level, allocated by the first profile run
-        self.args = self._alloc(ARGS.itemsize)  # the kernel's argument record
-        # Pinned host memory: the record goes up from h_args, the status comes back.
-        self.h_args = device.host_malloc(1, ARGS)
-        self.h_status = device.host_malloc(1, STATUS)
-        self.h_args[0] = np.zeros((), ARGS)  # no clocks, source 0: set before each search
+        # The kernel's argument record, passed by value at each launch: no clocks,
+        # source 0, until set before a search.
+        self.h_args = np.zeros(1, ARGS)
+        self.h_status = device.host_malloc(1, STATUS)  # pinned: the status comes back there
         buffers = dict(offsets=self.offsets, edges=self.edges, levels=self.levels,
                        parents=self.parents, queues=self.queues, counts=self.counts,
                        barrier=self.barrier, status=self.status)
@@ -87,19 +85,19 @@ class PersistentBasicBFS(GPUStep):
             self.h_args[field] = buffer.ptr  # a device address
         self.h_args["num_vertices"] = n
         self.launch = device.prepare_launch(self.kernel, self.grid_blocks, block_size,
-                                            [self.args], cooperative=True)
+                                            [self.h_args], cooperative=True)
     # [persistent-basic-setup-end]
 
     # [persistent-basic-reset-begin]
     def _reset(self, source: int) -> None:
         """Start state: every level and parent -1, the counters, status and barrier 0,
-        and the record with this search's source. The kernel puts the source in."""
+        and the record with this search's source (it goes with the launch). The kernel
+        puts the source in."""
         dev, s = self.device, self.stream
         dev.memset(self.levels, 0xFF, stream=s)  # every int32 is -1
         dev.memset(self.parents, 0xFF, stream=s)
         dev.memset(self.state, 0, stream=s)
         self.h_args["source"] = source
-        dev.memcpy_htod_async(self.args, self.h_args, s)
     # [persistent-basic-reset-end]
 
     def search(self, source: int, profile: bool = False) -> BFSResult:

@@ -224,11 +224,9 @@ class PushPullBFS(BalancedBFS):
         self.grid = device.cooperative_grid(self.kernel, block_size)
         if max_blocks is not None:
             self.grid = min(self.grid, max_blocks)
-        # The kernel's argument record, in pinned host memory and on the device: every
-        # field but those of the source is set here, once.
-        self.args = self._alloc(ARGS.itemsize)
-        self.h_args = device.host_malloc(1, ARGS)
-        self.h_args[0] = np.zeros((), ARGS)  # step 7's fields stay null
+        # The kernel's argument record, passed by value: every field but those of the
+        # source is set here, once.
+        self.h_args = np.zeros(1, ARGS)  # step 7's fields stay null
         (small_0, medium_0, large_0), (small_1, medium_1, large_1) = (
             (q["small"], q["medium"], q["large"]) for q in self.queues)
         buffers = dict(offsets=self.offsets, edges=self.edges, in_offsets=self.in_offsets,
@@ -248,7 +246,7 @@ class PushPullBFS(BalancedBFS):
         self.h_args["count_words"] = self.counts.nbytes // 4
         self.h_args["tally_words"] = self.tallies.nbytes // 8
         self.h_args["path_words"] = self.path_counts.nbytes // 8
-        self.launch = device.prepare_launch(self.kernel, self.grid, block_size, [self.args],
+        self.launch = device.prepare_launch(self.kernel, self.grid, block_size, [self.h_args],
                                             cooperative=True)
     # [push-pull-setup-end]
 
@@ -294,8 +292,8 @@ class PushPullBFS(BalancedBFS):
 
     # [push-pull-search-begin]
     def _host_loop(self, start: list[int], timer: LevelTimer) -> BFSResult:
-        """The whole search: the argument record goes up, one cooperative launch, one
-        wait."""
+        """The whole search: one cooperative launch (the argument record goes with it),
+        one wait."""
         args, profile = self.h_args, bool(timer.marks)  # profile: a clock per level
         if profile and self.clocks.nbytes < 8 * (self.graph.num_vertices + 1):
             self.clocks = self._alloc(8 * (self.graph.num_vertices + 1))
@@ -303,7 +301,6 @@ class PushPullBFS(BalancedBFS):
         # What differs from one search to the next: the source, its degree, its queue.
         args["source"], args["source_edges"] = self.source, self.degrees[self.source]
         args["small_count"], args["medium_count"], args["large_count"] = start
-        self.device.memcpy_htod_async(self.args, args, self.stream)
         self.launch(self.stream)
         self.device.memcpy_dtoh_async(self.h_control, self.control, self.stream)
         self.stream.synchronize()  # the one wait of the search

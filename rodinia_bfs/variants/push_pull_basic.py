@@ -132,8 +132,8 @@ class PushPullBasicBFS(GPUStep):
             queues=(ctypes.c_uint64 * 2)(*(q.ptr for q in self.queues)),
             bitmaps=(ctypes.c_uint64 * 2)(*(b.ptr for b in self.bitmaps)),
             counts=self.counts.ptr, num_vertices=n)
-        # The record goes to the device once; every launch passes its address.
-        self.args = self._upload(np.frombuffer(bytes(args), np.uint8))
+        # Every launch passes the record by value.
+        self.args = args
         # Pinned host memory: the counts come back here after every level.
         self.h_counts_bytes = device.host_malloc(ctypes.sizeof(LevelCounts), np.uint8)
         self.h_counts = LevelCounts.from_buffer(self.h_counts_bytes)

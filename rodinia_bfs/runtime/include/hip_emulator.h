@@ -61,7 +61,7 @@
 
 // Version of the contract between kernel modules and the runtime library; a module
 // refuses to bind to a runtime of another version.
-#define BFS_EMU_ABI 3
+#define BFS_EMU_ABI 4
 
 // Every fiber stack is BFS_EMU_STACK_SIZE bytes, aligned to its size, and the top
 // BFS_EMU_FIBER_RESERVE bytes hold what the running thread knows about itself
@@ -134,8 +134,10 @@ enum WarpOp {
 
 // Codes that describe a kernel parameter, or the argument passed for it, so that a
 // launch with the wrong types fails with a message instead of reading garbage:
-// kind * 256 + size in bytes.
-enum ArgKind { ARG_UNSUPPORTED = 0, ARG_INT = 1, ARG_FLOAT = 2, ARG_POINTER = 3 };
+// kind * 65536 + size in bytes. A record is a struct passed by value (a kernel's
+// argument record): its size must match, which catches a Python description of the
+// struct that has drifted from the header.
+enum ArgKind { ARG_UNSUPPORTED = 0, ARG_INT = 1, ARG_FLOAT = 2, ARG_POINTER = 3, ARG_RECORD = 4 };
 
 // The calls kernel code makes into the runtime library. A module receives this table
 // once, when it is loaded (bfs_emu_bind), instead of linking against the library.
@@ -418,7 +420,7 @@ struct MakeSeq<0, I...> {
 // The ArgKind of a parameter type, for the argument checks.
 template <class T>
 struct KindOf {
-    static constexpr int value = __is_enum(T) ? ARG_INT : ARG_UNSUPPORTED;
+    static constexpr int value = __is_enum(T) ? ARG_INT : __is_class(T) ? ARG_RECORD : ARG_UNSUPPORTED;
 };
 template <class T>
 struct KindOf<T*> {
@@ -460,7 +462,7 @@ struct Launcher<Kernel> {
     static int launch(const char* name, const LaunchConfig* cfg, void** args, int nargs,
                       const int* arg_codes, char* err, int errlen) {
         static const int param_codes[sizeof...(A) + 1] = {
-            KindOf<A>::value * 256 + (int)sizeof(A)..., 0};
+            KindOf<A>::value * 65536 + (int)sizeof(A)..., 0};
         if (!api) {
             __builtin_strncpy(err, "kernel module is not bound to the emulator runtime", errlen);
             return 1;
@@ -1412,11 +1414,12 @@ void helper_main(Pool* p) {
 // -- argument and configuration checks -----------------------------------------------------------
 
 void describe_code(int code, char* out, size_t len) {
-    int kind = code >> 8, size = code & 255;
+    int kind = code >> 16, size = code & 65535;
     switch (kind) {
         case ARG_POINTER: snprintf(out, len, "a pointer (a device buffer)"); break;
         case ARG_INT: snprintf(out, len, "a %d-byte integer (np.int%d or np.uint%d)", size, size * 8, size * 8); break;
         case ARG_FLOAT: snprintf(out, len, "a %d-byte float (np.float%d)", size, size * 8); break;
+        case ARG_RECORD: snprintf(out, len, "a %d-byte record (a struct passed by value)", size); break;
         default: snprintf(out, len, "a type the emulator cannot pass (%d bytes)", size); break;
     }
 }
@@ -1429,9 +1432,9 @@ bool check_args(const char* name, int nargs, const int* arg_codes, int nparams,
         return false;
     }
     for (int i = 0; i < nargs; i++) {
-        if ((param_codes[i] >> 8) == ARG_UNSUPPORTED) {
+        if ((param_codes[i] >> 16) == ARG_UNSUPPORTED) {
             snprintf(err, errlen, "kernel %s: parameter %d has a type the emulator cannot pass "
-                     "(kernel parameters must be pointers or scalars)", name, i);
+                     "(kernel parameters must be pointers, scalars or structs)", name, i);
             return false;
         }
         if (arg_codes[i] != param_codes[i]) {
