@@ -347,6 +347,12 @@ class CudaDevice(GpuDevice):
         host[...] = array
         return MappedHostArray(host, device_ptr, "managed" if managed else "mapped")
 
+    def _host_register(self, ptr, nbytes):
+        return driver.cuMemHostRegister(ptr, nbytes, 0)[0] == driver.CUresult.CUDA_SUCCESS
+
+    def _host_unregister(self, ptr):
+        cu_check(driver.cuMemHostUnregister(ptr), "cuMemHostUnregister")
+
     def _copy_htod(self, dst, src, nbytes):
         cu_check(driver.cuMemcpyHtoD(dst, src, nbytes), "cuMemcpyHtoD")
 

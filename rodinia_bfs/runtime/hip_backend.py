@@ -533,6 +533,15 @@ class HipDevice(GpuDevice):
         host[...] = array
         return MappedHostArray(host, device_ptr, "managed" if managed else "mapped")
 
+    def _host_register(self, ptr, nbytes):
+        if hip.hipHostRegister(ptr, nbytes, hip.hipHostRegisterDefault)[0]:
+            _clear_last_error()
+            return False
+        return True
+
+    def _host_unregister(self, ptr):
+        hip_check(hip.hipHostUnregister(ptr), "hipHostUnregister")
+
     def _copy_htod(self, dst, src, nbytes):
         hip_check(hip.hipMemcpy(dst, src, nbytes, hip.hipMemcpyKind.hipMemcpyHostToDevice),
                   "hipMemcpy(HostToDevice)")
