@@ -109,12 +109,15 @@ class DeviceGraph:
     targets: DeviceBuffer
     num_vertices: int
     num_edges: int
+    #: Whether the arcs are known to pair up (:attr:`CSRGraph.known_symmetric`): a
+    #: graph built both ways needs no check on the device.
+    known_symmetric: bool = False
 
     @classmethod
     def upload(cls, graph: CSRGraph, memory) -> "DeviceGraph":
         """``hipMalloc`` + ``hipMemcpy`` of the graph's arrays into ``memory``."""
         return cls(memory.upload(graph.offsets), memory.upload(graph.targets),
-                   graph.num_vertices, graph.num_edges)
+                   graph.num_vertices, graph.num_edges, graph.known_symmetric)
 
     def buffer_of(self, array: np.ndarray, graph: CSRGraph) -> DeviceBuffer | None:
         """The device copy of ``graph.offsets`` or ``graph.targets`` (None for any other
@@ -333,20 +336,24 @@ def device_bottom_up_inputs(device: Device, graph: DeviceGraph, memory) -> Botto
     for byte): the in-lists hubs first, whether the graph is symmetric, the vertices
     with in-edges. Kept buffers come from ``memory``. A symmetric graph's in-lists are
     its out-lists: it is symmetric when its in-degrees are its out-degrees and its
-    out-lists, ordered hubs first as well, equal the in-lists."""
+    out-lists, ordered hubs first as well, equal the in-lists. A graph known to be
+    symmetric (built both ways: :attr:`DeviceGraph.known_symmetric`) skips that check,
+    which costs as much as building the in-lists."""
     prep, n, m = kernels_for(device), graph.num_vertices, graph.num_edges
     with Buffers(device) as scratch:
         order = prep.hubs_first_order(graph, scratch)
-        in_offsets = scratch.alloc(8 * (n + 1))
-        prep.in_offsets(graph, in_offsets, scratch)
         in_edges = memory.alloc(4 * m)
         prep.lists_by_target(graph, order, in_edges, scratch)
-        symmetric = not prep.differ(in_offsets, graph.offsets, 8 * (n + 1), scratch)
-        if symmetric and m:  # the reverse of the reverse: the out-lists hubs first
-            reverse = DeviceGraph(in_offsets, in_edges, n, m)
-            out_lists = scratch.alloc(4 * m)
-            prep.lists_by_target(reverse, order, out_lists, scratch)
-            symmetric = not prep.differ(out_lists, in_edges, 4 * m, scratch)
+        symmetric = graph.known_symmetric
+        if not symmetric:
+            in_offsets = scratch.alloc(8 * (n + 1))
+            prep.in_offsets(graph, in_offsets, scratch)
+            symmetric = not prep.differ(in_offsets, graph.offsets, 8 * (n + 1), scratch)
+            if symmetric and m:  # the reverse of the reverse: the out-lists hubs first
+                reverse = DeviceGraph(in_offsets, in_edges, n, m)
+                out_lists = scratch.alloc(4 * m)
+                prep.lists_by_target(reverse, order, out_lists, scratch)
+                symmetric = not prep.differ(out_lists, in_edges, 4 * m, scratch)
         # A symmetric graph's in-offsets are its offsets: keep them only when they differ.
         in_offsets = graph.offsets if symmetric else scratch.hand_over(in_offsets, memory)
         active = memory.alloc(4 * n)

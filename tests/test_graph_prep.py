@@ -182,15 +182,19 @@ def test_reverse_and_hubs_first_match_the_host(device, name):
         np.testing.assert_array_equal(download(device, targets, m, np.int32), hubs_first.targets)
 
 
+@pytest.mark.parametrize("known", [False, True], ids=["checked", "known"])
 @pytest.mark.parametrize("name", sorted(GRAPHS))
-def test_bottom_up_inputs_match_the_host(device, name):
+def test_bottom_up_inputs_match_the_host(device, name, known):
     """In-offsets, in-lists hubs first, symmetry and the active list: what
-    push_pull.bottom_up_inputs builds on the host."""
+    push_pull.bottom_up_inputs builds on the host; with the symmetry checked on the
+    device, or known beforehand (the graph was checked on the host first)."""
     graph = GRAPHS[name]()
     n, m = graph.num_vertices, graph.num_edges
     reverse, symmetric, active = bottom_up_inputs(graph)
+    uploaded = graph if known else CSRGraph(graph.offsets, graph.targets)
+    assert uploaded.known_symmetric == (known and symmetric)
     with Buffers(device) as memory:
-        on_device = DeviceGraph.upload(graph, memory)
+        on_device = DeviceGraph.upload(uploaded, memory)
         inputs = graph_prep.device_bottom_up_inputs(device, on_device, memory)
         assert inputs.symmetric == symmetric
         assert (inputs.in_offsets is on_device.offsets) == symmetric

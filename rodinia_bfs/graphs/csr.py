@@ -116,6 +116,11 @@ class CSRGraph:
     #: Each vertex's id in the file it was read from, where the reader renumbered sparse
     #: ids (an edge list's ``10, 10**9, ...``); ``None`` when vertex ``v`` is id ``v``.
     vertex_ids: np.ndarray | None = field(default=None, compare=False, repr=False)
+    #: Whether every arc has its partner (:meth:`is_symmetric`), once known: the code
+    #: that builds the arcs both ways says so (:meth:`_paired`), or the first check
+    #: finds out. The arrays are read-only, so the answer never goes stale.
+    _symmetric: bool | None = field(default=None, init=False, compare=False, repr=False)
+    _degrees: np.ndarray | None = field(default=None, init=False, compare=False, repr=False)
 
     def __post_init__(self):
         offsets = np.ascontiguousarray(self.offsets, dtype=np.int64)
@@ -143,8 +148,10 @@ class CSRGraph:
         return int(self.targets.size)
 
     def degrees(self) -> np.ndarray:
-        """Out-degree of every vertex (int64)."""
-        return np.diff(self.offsets)
+        """Out-degree of every vertex (int64, read-only: computed once and kept)."""
+        if self._degrees is None:
+            object.__setattr__(self, "_degrees", _read_only(np.diff(self.offsets)))
+        return self._degrees
 
     def neighbors(self, v: int) -> np.ndarray:
         return self.targets[self.offsets[v] : self.offsets[v + 1]]
@@ -228,7 +235,26 @@ class CSRGraph:
     def is_symmetric(self, reverse: "CSRGraph | None" = None) -> bool:
         """Whether every arc ``u -> v`` has a partner ``v -> u``, copies counted (a self
         loop is its own partner): the arcs of an undirected graph, whatever ``directed``
-        says. ``reverse``: :meth:`reverse`, if at hand."""
+        says. ``reverse``: :meth:`reverse`, if at hand. The answer is kept."""
+        if self._symmetric is None:
+            object.__setattr__(self, "_symmetric", self._check_symmetric(reverse))
+        return self._symmetric
+
+    @property
+    def known_symmetric(self) -> bool:
+        """Whether the arcs are known to pair up without a check: the graph was built
+        both ways (an undirected generator, :meth:`from_edges` with ``directed=False``,
+        :meth:`symmetrize`) or checked already. A step that needs to know checks the
+        other graphs itself."""
+        return bool(self._symmetric)
+
+    def _paired(self) -> "CSRGraph":
+        """Mark the arcs as built both ways; for the code that builds them so (the tests
+        hold each such constructor to :meth:`is_symmetric`)."""
+        object.__setattr__(self, "_symmetric", True)
+        return self
+
+    def _check_symmetric(self, reverse: "CSRGraph | None") -> bool:
         # In-degree equals out-degree for every vertex of a symmetric graph: a cheap test
         # that settles most directed graphs before anything is sorted.
         in_degrees = np.bincount(self.targets, minlength=self.num_vertices)
@@ -293,7 +319,8 @@ class CSRGraph:
         counts = np.bincount(sources, minlength=num_vertices)
         offsets = np.zeros(num_vertices + 1, dtype=np.int64)
         np.cumsum(counts, out=offsets[1:])
-        return cls(offsets, targets[order].astype(np.int32), directed=directed, name=name)
+        graph = cls(offsets, targets[order].astype(np.int32), directed=directed, name=name)
+        return graph if directed else graph._paired()
 
     def reverse(self, workers: int | None = None) -> "CSRGraph":
         """The transpose: every edge ``u -> v`` becomes ``v -> u``; each vertex's new
@@ -358,7 +385,8 @@ class CSRGraph:
         arcs = np.repeat(all_keys, count)
         width = max(n, 1)
         both_ways = CSRGraph.from_edges(arcs // width, arcs % width, n)  # arcs already paired
-        return CSRGraph(both_ways.offsets, both_ways.targets, directed=False, name=self.name)
+        return CSRGraph(both_ways.offsets, both_ways.targets, directed=False,
+                        name=self.name)._paired()
 
     @classmethod
     def from_scipy(cls, matrix, *, directed: bool | None = None, name: str = "") -> "CSRGraph":
@@ -410,7 +438,7 @@ class CSRGraph:
         if not self.is_symmetric():
             raise ArgumentError(f"{self!r}: some arc u -> v has no partner v -> u; "
                                 "use symmetrize()")
-        return CSRGraph(self.offsets, self.targets, directed=False, name=self.name)
+        return CSRGraph(self.offsets, self.targets, directed=False, name=self.name)._paired()
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, CSRGraph):

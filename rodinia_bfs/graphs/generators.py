@@ -110,7 +110,7 @@ def rodinia_graphgen(num_nodes: int, seed: int = 0) -> CSRGraph:
     both_src, both_dst = _both_ways(sources, targets)
     return _csr_from_arcs(
         both_src, both_dst, num_nodes, directed=False, name=f"rodinia-{num_nodes}-seed{seed}"
-    )
+    )._paired()
 # [generator-rodinia-end]
 
 
@@ -180,7 +180,7 @@ def kronecker(
                                       progress=report.update)
     report.done()
     name = f"kronecker-{scale}-ef{edge_factor}-seed{seed}"
-    return CSRGraph(offsets, targets, directed=False, name=name)
+    return CSRGraph(offsets, targets, directed=False, name=name)._paired()
 # [generator-kronecker-end]
 
 
@@ -298,7 +298,7 @@ def grid2d(rows: int, cols: int) -> CSRGraph:
     # The arcs come out grouped by source already: the offsets are a running count.
     offsets = np.zeros(rows * cols + 1, dtype=np.int64)
     np.cumsum(np.bincount(sources, minlength=rows * cols), out=offsets[1:])
-    return CSRGraph(offsets, targets, directed=False, name=f"grid-{rows}x{cols}")
+    return CSRGraph(offsets, targets, directed=False, name=f"grid-{rows}x{cols}")._paired()
 # [generator-grid-end]
 
 
@@ -355,7 +355,7 @@ def grid_with_hubs(
         n,
         directed=False,
         name=name,
-    )
+    )._paired()
 # [generator-hubs-end]
 
 
@@ -453,7 +453,7 @@ def delaunay(scale: int, seed: int = 0) -> CSRGraph:
     keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])]
     offsets = np.searchsorted(keys, np.arange(n + 1, dtype=np.int64) << 32)
     return CSRGraph(offsets, (keys & 0xFFFFFFFF).astype(np.int32), directed=False,
-                    name=f"delaunay-{scale}-seed{seed}")
+                    name=f"delaunay-{scale}-seed{seed}")._paired()
 # [generator-delaunay-end]
 
 
