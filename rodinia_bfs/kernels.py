@@ -6,6 +6,7 @@ The sources are in ``hip_kernels/`` at the top of the project; the wheel ships t
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 #: The header every kernel includes; it hides the differences between HIP, CUDA and the emulator.
@@ -29,6 +30,13 @@ def kernel_source(name: str) -> str:
 
 def kernel_headers() -> dict[str, str]:
     """Every header in ``hip_kernels/``, by include name, for the run-time compilers;
-    also the kernel files, which a later step may include to reuse their kernels."""
-    files = [*kernel_dir().glob("*.h"), *kernel_dir().glob("*.hip")]
-    return {p.name: p.read_text() for p in sorted(files)}
+    also the kernel files. Read once per process while no file's size or time changes
+    (a set-up asks for them every time it compiles)."""
+    files = sorted([*kernel_dir().glob("*.h"), *kernel_dir().glob("*.hip")])
+    stamps = tuple((str(p), p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    return dict(_read_headers(stamps))
+
+
+@lru_cache(maxsize=4)
+def _read_headers(stamps: tuple) -> tuple:
+    return tuple((Path(path).name, Path(path).read_text()) for path, _, _ in stamps)

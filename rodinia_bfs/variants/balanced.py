@@ -70,7 +70,10 @@ def pieces_of(degrees, block_threshold: int, block_piece: int) -> np.ndarray:
     """How many pieces each vertex of ``degrees`` takes in the large queue (0 if it goes
     to the small or medium queue)."""
     degrees = np.asarray(degrees, dtype=np.int64)
-    return np.where(degrees >= block_threshold, -(-degrees // block_piece), 0)
+    pieces = np.zeros(degrees.shape, np.int64)
+    large = np.flatnonzero(degrees >= block_threshold)  # few: divide only those
+    pieces[large] = -(-degrees[large] // block_piece)
+    return pieces
 
 
 class BalancedBFS(GPUStep):
