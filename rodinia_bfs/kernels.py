@@ -13,6 +13,7 @@ from pathlib import Path
 COMMON_HEADER = "bfs_common.h"
 
 
+@lru_cache(maxsize=1)
 def kernel_dir() -> Path:
     here = Path(__file__).resolve().parent
     for candidate in (here / "hip_kernels", here.parent / "hip_kernels"):

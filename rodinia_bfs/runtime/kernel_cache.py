@@ -29,6 +29,7 @@ import logging
 import os
 import struct
 import tempfile
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable
 
@@ -85,17 +86,25 @@ def cache_key(compiler: str, version: str, source: str, name: str, options: list
 
     ``compiler`` names it (``hiprtc``, ``nvrtc``), ``version`` says which build of it,
     ``options`` are its command-line options (the target and the macros are in them).
-    The macros' order does not change the code, so the options are sorted."""
+    The macros' order does not change the code, so the options are sorted. Remembered
+    for the process: a set-up asks again and again."""
     from rodinia_bfs import __version__
 
+    return _key_of(__version__, compiler, version, source, name, tuple(sorted(options)),
+                   tuple(sorted(headers.items())))
+
+
+@lru_cache(maxsize=256)
+def _key_of(package: str, compiler: str, version: str, source: str, name: str, options: tuple,
+            headers: tuple) -> str:
     parts = {
         "format": MAGIC.decode(),
-        "package": __version__,
+        "package": package,
         "compiler": compiler,
         "version": version,
         "name": name,
-        "options": sorted(options),
-        "headers": sorted(headers.items()),
+        "options": list(options),
+        "headers": list(headers),
         "source": source,
     }
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
