@@ -12,6 +12,7 @@ backend), written to a folder as text:
     python benchmarks/diagnostics.py resources --variants persistent,push_pull,adaptive \\
         --scale 20 -o benchmarks/results/h100-DATE-diagnostics
     python benchmarks/diagnostics.py upload --mib 128 -o benchmarks/results/h100-DATE-diagnostics
+    python benchmarks/diagnostics.py table -o benchmarks/results/h100-DATE-diagnostics
 """
 from __future__ import annotations
 
@@ -75,15 +76,63 @@ def upload(device, mib: int, repeats: int) -> list[str]:
     return lines
 
 
+def table(folder: Path) -> str:
+    """``table.md`` from the text files of ``folder`` (as this script and its earlier form
+    wrote them): the resources of each state, the uploads, the set-up's phases."""
+    import ast
+    import re
+
+    out = [f"Kernel resources, uploads and set-up phases ({folder.name}), from the text files "
+           "beside this table.", ""]
+    states = [("resources-positional-arguments.txt", "positional (bf0972f)"),
+              ("resources-record-by-pointer.txt", "record by pointer"),
+              ("resources.txt", "record by value")]
+    out += ["| arguments | step | kernel | registers | local bytes |", "|---|---|---|---:|---:|"]
+    grids = []
+    for name, state in states:
+        path = folder / name
+        if not path.is_file():
+            continue
+        for line in path.read_text().splitlines():
+            kernel = re.match(r"(\w+)\s+(?:\w+\s+)?(\w+)\s+reg\w*\s+(\d+)\s+local\D*(\d+)", line)
+            grid = re.match(r"(\w+)\s+(?:cooperative grid|grid blocks).*?(\d+)\}", line)
+            if kernel:
+                out.append(f"| {state} | {kernel[1]} | {kernel[2]} | {kernel[3]} | {kernel[4]} |")
+            elif grid:
+                grids.append(f"| {state} | {grid[1]} | {grid[2]} |")
+    out += ["", "| arguments | step | cooperative grid, blocks |", "|---|---|---:|", *grids]
+    upload_file = folder / "upload.txt"
+    if upload_file.is_file():
+        out += ["", "| repeat | pageable ms | pinned in place ms |", "|---:|---:|---:|"]
+        rows = re.findall(r"pageable\s+([\d.]+)\s+pinned in place \(pinning included\)\s+([\d.]+)",
+                          upload_file.read_text())
+        out += [f"| {i} | {a} | {b} |" for i, (a, b) in enumerate(rows, 1)]
+    phases_file = folder / "set-up-phases.txt"
+    if phases_file.is_file():
+        runs = re.findall(r"adaptive setup ([\d.]+) ms (\{.*\})", phases_file.read_text())
+        names = list(ast.literal_eval(runs[0][1])) if runs else []
+        out += ["", "| set-up | ms | " + " | ".join(f"{n} ms" for n in names) + " |",
+                "|---:|---:|" + "---:|" * len(names)]
+        for i, (total, phases) in enumerate(runs, 1):
+            phases = ast.literal_eval(phases)
+            out.append(f"| {i} | {total} | " + " | ".join(str(phases[n][1]) for n in names) + " |")
+    return "\n".join(out) + "\n"
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["resources", "upload"])
+    parser.add_argument("what", choices=["resources", "upload", "table"],
+                        help="table: write table.md from the text files of --out")
     parser.add_argument("--variants", default="persistent,push_pull,adaptive")
     parser.add_argument("--scale", type=int, default=20)
     parser.add_argument("--mib", type=int, default=128)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("-o", "--out", type=Path, required=True)
     args = parser.parse_args(argv)
+    if args.what == "table":
+        (args.out / "table.md").write_text(table(args.out))
+        print(table(args.out), end="")
+        return 0
     from rodinia_bfs.runtime import get_device
 
     device = get_device("cuda")

@@ -27,8 +27,8 @@ log = logging.getLogger(__name__)
 
 #: A host-to-device copy of at least this many bytes from pageable memory is made from
 #: the source pinned in place (``hipHostRegister``, the copy, ``hipHostUnregister``):
-#: on an H100, 128 MiB took 17-20 ms pageable and 8-11 ms this way, pinning included
-#: (benchmarks/results/h100-2026-11-25-diagnostics/upload.txt). A small copy is quick
+#: on an H100, 128 MiB took 18.77-23.02 ms pageable and 9.51-11.76 ms this way, pinning
+#: included (benchmarks/results/h100-2026-11-25-diagnostics). A small copy is quick
 #: either way.
 PIN_IN_PLACE_BYTES = 16 << 20
 
