@@ -177,8 +177,8 @@ def records(warp_size: int = 32) -> dict:
 
     return {
         "PushPullArgs": ("push_pull_grid.h", push_pull.ARGS, push_pull.tunables(warp_size)),
-        "Control": ("single_block.h", persistent.CONTROL, persistent.tunables(warp_size)),
-        "PersistentArgs": ("single_block.h", persistent.ARGS, persistent.tunables(warp_size)),
+        "Control": ("persistent_records.h", persistent.CONTROL, persistent.tunables(warp_size)),
+        "PersistentArgs": ("persistent_records.h", persistent.ARGS, persistent.tunables(warp_size)),
     }
 
 

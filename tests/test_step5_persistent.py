@@ -135,10 +135,10 @@ def kernels_run(step) -> list[str]:
     return step.last_profile["kernel"]
 
 
-def single_block(header: str) -> dict:
-    """with_kernel's arguments for persistent.hip built with ``header`` as its
-    single_block.h (where the single block's kernels are)."""
-    return {"source": kernel_source("persistent.hip"), "headers": {"single_block.h": header}}
+def single_block(name: str, header: str) -> dict:
+    """with_kernel's arguments for persistent.hip built with ``header`` as its header
+    ``name`` (single_block.h or one of the headers it includes)."""
+    return {"source": kernel_source("persistent.hip"), "headers": {name: header}}
 
 
 def test_registered_after_step_4():
@@ -222,9 +222,10 @@ def test_gathered_by_warps_or_a_thread_per_edge_by_the_frontier_degrees(device, 
         check_run(step, 0, result)
         sizes, expansion = frontier_sizes(result), step.last_profile["expansion"]
         assert [e for e, k in zip(expansion, sizes) if k > 8] == ["edge"] * (len(sizes) - 1)
-    broken = edit_kernel("single_block.h", "k[r] = done + r * WARP_SIZE + lane_id();",
+    broken = edit_kernel("single_block_expand.h", "k[r] = done + r * WARP_SIZE + lane_id();",
                          "k[r] = done + r * WARP_SIZE + lane_id() + 1;")
-    with with_kernel(PersistentBFS, **single_block(broken))(device, graph, **options) as step:
+    edited = single_block("single_block_expand.h", broken)
+    with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
         wrong = step.run(0)
     assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
 
@@ -236,7 +237,7 @@ def test_overflow_of_the_single_block_is_used(device, config):
     the wrong vertices (the next vertex along each leg), the search goes wrong; so the
     switching configuration's queue really overflowed, and the hand-over took the
     overflow to the grid."""
-    broken = edit_kernel("single_block.h", "S.overflow[s - SB_CAPACITY] = found[i].vertex;",
+    broken = edit_kernel("single_block_queues.h", "S.overflow[s - SB_CAPACITY] = found[i].vertex;",
                          "S.overflow[s - SB_CAPACITY] = found[i].vertex + 1;")
     graph = spider()
     options = configs(device.warp_size)[config]
@@ -244,7 +245,8 @@ def test_overflow_of_the_single_block_is_used(device, config):
         result = step.run(0, profile=True)
         check_run(step, 0, result)
         assert kernels_run(step)[:2] == ["single", "grid"] and frontier_sizes(result)[1] == 12
-    with with_kernel(PersistentBFS, **single_block(broken))(device, graph, **options) as step:
+    edited = single_block("single_block_queues.h", broken)
+    with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
         lost = step.run(0)
     assert not np.array_equal(lost.levels, scipy_levels(graph, 0))
 
@@ -321,9 +323,10 @@ def test_runaway_single_block_is_an_error(device):
     """A single block that claims every target again, visited or not, never empties its
     queues: the kernel's guard (no more levels or queued vertices than the graph has)
     ends the search with an error instead of a loop."""
-    broken = edit_kernel("single_block.h", "before[i] = atomicOr(", "before[i] = 0 * atomicOr(")
-    with with_kernel(PersistentBFS, **single_block(broken))(device, path_graph(50),
-                                                           **SMALL_BLOCKS) as step:
+    broken = edit_kernel("single_block_queues.h", "before[i] = atomicOr(",
+                         "before[i] = 0 * atomicOr(")
+    edited = single_block("single_block_queues.h", broken)
+    with with_kernel(PersistentBFS, **edited)(device, path_graph(50), **SMALL_BLOCKS) as step:
         with pytest.raises(DeviceError, match="did not finish"):
             step.run(0)
 
@@ -450,12 +453,13 @@ def test_rows_expand_every_entry(device):
     """With rows, every entry of a row that is not padding is claimed; a kernel that
     passes over entry 0 of each row goes wrong."""
     graph = grid2d(37, 29)
-    broken = edit_kernel("single_block.h", "if (row.vertex[k] >= 0) valid |= 1u << k;",
+    broken = edit_kernel("single_block_expand.h", "if (row.vertex[k] >= 0) valid |= 1u << k;",
                          "if (k > 0 && row.vertex[k] >= 0) valid |= 1u << k;")
     with PersistentBFS(device, graph, **SMALL_BLOCKS) as step:
         assert step.row_width == 4
         check_run(step, 0, step.run(0))
-    with with_kernel(PersistentBFS, **single_block(broken))(device, graph, **SMALL_BLOCKS) as step:
+    edited = single_block("single_block_expand.h", broken)
+    with with_kernel(PersistentBFS, **edited)(device, graph, **SMALL_BLOCKS) as step:
         wrong = step.run(0)
     assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
 
@@ -476,15 +480,20 @@ def test_the_log_is_written_out(device, config):
     for old, new in [("a.levels[entry.vertex] = lo;", "a.levels[entry.vertex] = lo + 1;"),
                      ("for (bfs_u32 i = blockIdx.x", "for (bfs_u32 i = 1 + blockIdx.x")]:
         broken = edit_kernel("single_block.h", old, new)
-        with with_kernel(PersistentBFS, **single_block(broken))(device, graph, **options) as step:
+        edited = single_block("single_block.h", broken)
+        with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
             wrong = step.run(0)
         assert not np.array_equal(wrong.levels, scipy_levels(graph, 0)), old
+
+
+PERSISTENT_FILES = ("persistent.hip", "single_block.h", "single_block_expand.h",
+                    "single_block_queues.h", "persistent_records.h")
 
 
 def test_kernel_has_no_hard_coded_warp_width():
     """The warp width comes from WARP_SIZE (bfs_common.h), never from a literal."""
     code = re.sub(r"//[^\n]*|/\*.*?\*/", "",
-                  kernel_source("persistent.hip") + kernel_source("single_block.h"), flags=re.S)
+                  "".join(kernel_source(name) for name in PERSISTENT_FILES), flags=re.S)
     assert not re.search(r"\b(32|64)\b", code)
 
 

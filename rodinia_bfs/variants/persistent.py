@@ -74,7 +74,7 @@ BLOCK_SIZE = 1024
 SB_STATIC_EXTRA = 2048
 
 # [persistent-control-py-begin]
-#: The Control record (single_block.h), field for field; ``align=True`` lays it out as a
+#: The Control record (persistent_records.h), field for field; ``align=True`` lays it out as a
 #: C compiler does (tests/test_kernel_structure.py checks it against the header). And
 #: its modes.
 CONTROL = np.dtype([
@@ -85,7 +85,7 @@ CONTROL = np.dtype([
 # [persistent-control-py-end]
 
 # [persistent-args-py-begin]
-#: The kernels' arguments (PersistentArgs in single_block.h), field for field: a device
+#: The kernels' arguments (PersistentArgs in persistent_records.h), field for field: a device
 #: address is 8 bytes, and ``align=True`` lays the record out as a C compiler does.
 ARGS = np.dtype([
     ("offsets", "<u8"), ("edges", "<u8"), ("records", "<u8"), ("rows", "<u8"),
@@ -105,10 +105,10 @@ CARRY_ON = np.int32(-1)
 #: rows.
 STAMP_SINGLE_BY_WARP, STAMP_SINGLE_BY_ROW = 7, 8
 
-#: What a profile run records at the start of each level (LevelStamp in single_block.h).
+#: What a profile run records at the start of each level (LevelStamp in persistent_records.h).
 LEVEL_STAMP = np.dtype([("clock", "<u8"), ("kernel", "<u4"), ("entries", "<u4")])
 
-#: An edge with its target's adjacency list (EdgeRecord in single_block.h): 16 bytes.
+#: An edge with its target's adjacency list (EdgeRecord in persistent_records.h): 16 bytes.
 EDGE_RECORD = np.dtype([("vertex", "<i4"), ("degree", "<u4"), ("begin", "<i8")])
 
 
@@ -155,7 +155,7 @@ def graph_defaults(graph: CSRGraph | None) -> dict:
 
 def build_rows(graph: CSRGraph, width: int) -> np.ndarray:
     """Row v: vertex v's neighbours, padded with -1 to ``width`` entries (Row in
-    single_block.h). The step builds the same on the device
+    persistent_records.h). The step builds the same on the device
     (:func:`~rodinia_bfs.graph_prep.device_rows`); this is the reference."""
     n = graph.num_vertices
     rows = np.full((max(n, 1), width), -1, np.int32)

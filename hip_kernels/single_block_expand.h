@@ -1,0 +1,199 @@
+// single_block_expand.h: the three ways the single block expands a level (a thread per
+// edge, a warp per group of small vertices, a thread per row), where its frontier comes
+// from and where it goes when it outgrows the block. single_block.h's kernel runs them.
+#pragma once
+#include "single_block_queues.h"
+
+// [persistent-single-level-begin]
+// Expand one level in the single block a thread per edge: the frontier is queue `q`
+// (count slots, `total` edges, its degrees made starts by degrees_to_starts); what it
+// discovers goes to queue 1 - q, counted by `counter`. Edge j of the level goes to
+// thread j % SB_BLOCK_SIZE, so a vertex of many edges is spread over the block. Each
+// thread first finds and loads EDGE_BATCH edges, so that their loads are in flight
+// together, then claims their targets, then its warp appends all it found.
+__device__ inline void expand_single(const SingleBlock& S, int q, bfs_u32 count, bfs_u32 total,
+                                     level_t level, LevelCount* counter, bfs_u32 log_base)
+{
+    const Queue F = queue(S, q);
+    const bfs_u32* const start = F.degree;  // starts, by now
+    const bfs_u32 top = 1u << (31 - __clz((int)count));  // the highest power of two <= count
+    // The loop bound is the same for every lane of a warp (base is the warp's first
+    // edge), so the warp calls append() together.
+    for (bfs_u32 base = warp_id() * WARP_SIZE; base < total;
+         base += SB_BLOCK_SIZE * EDGE_BATCH) {
+        bfs_u32 j[EDGE_BATCH], slot[EDGE_BATCH];
+        bfs_u32 valid = 0;
+        for (int i = 0; i < EDGE_BATCH; i++) {
+            j[i] = base + i * SB_BLOCK_SIZE + lane_id();
+            slot[i] = 0;
+            if (j[i] < total) valid |= 1u << i;
+        }
+        // [persistent-search-begin]
+        // Which slot's list holds edge j: the last slot whose edges start at or before j
+        // (a slot of degree 0 starts where the next one does, and is passed over). A
+        // binary search over the prefix sum, one step of every search at a time, so that
+        // EDGE_BATCH shared-memory loads are in flight together.
+        for (bfs_u32 step = top; step > 0; step /= 2) {
+            for (int i = 0; i < EDGE_BATCH; i++) {
+                const bfs_u32 next = slot[i] + step;
+                if (j[i] < total && next < count && start[next] <= j[i]) slot[i] = next;
+            }
+        }
+        // [persistent-search-end]
+        EdgeRecord found[EDGE_BATCH];
+        vertex_t from[EDGE_BATCH];
+        for (int i = 0; i < EDGE_BATCH; i++) {
+            if (!((valid >> i) & 1u)) continue;
+            from[i] = F.vertex[slot[i]];
+            found[i] = load_edge(S, F.begin[slot[i]] + (j[i] - start[slot[i]]));
+        }
+        const bfs_u32 mine = claim<EDGE_BATCH>(S, found, valid, from, level + 1);
+        append<EDGE_BATCH>(S, 1 - q, counter, found, from, mine,
+                           found_edges<EDGE_BATCH>(counter, found, mine), log_base);
+    }
+}
+// [persistent-single-level-end]
+
+// [persistent-warp-level-begin]
+// The same level gathered by warps, for a frontier whose vertices all have at most
+// VP_MAX_DEGREE edges: warp w takes slots w * WARP_SIZE and on, a slot per lane, and
+// the lanes then take the edges of those WARP_SIZE lists in turn, edge k of them to
+// lane k % WARP_SIZE. A warp's loads then read a few lists, each contiguous, and a lane
+// finds the list of its edge in log2(WARP_SIZE) steps over the warp's own prefix sum,
+// held in registers (warp_shfl), where a thread per edge over the whole level searches
+// log2(count) slots in shared memory. (A hub would keep one warp busy while the others
+// wait at the barrier: a queue with a vertex of more than VP_MAX_DEGREE edges goes to
+// expand_single.) The loop bounds are the same for every lane of a warp, so the warp
+// shuffles and appends together.
+__device__ inline void expand_warps(const SingleBlock& S, int q, bfs_u32 count, level_t level,
+                                    LevelCount* counter, bfs_u32 log_base)
+{
+    const Queue F = queue(S, q);
+    for (bfs_u32 base = warp_id() * WARP_SIZE; base < count; base += SB_BLOCK_SIZE) {
+        const bfs_u32 i = base + lane_id();
+        vertex_t from = -1;
+        edge_t begin = 0;
+        bfs_u32 degree = 0;
+        if (i < count) {
+            from = F.vertex[i];
+            begin = F.begin[i];
+            degree = F.degree[i];
+        }
+        bfs_u32 edges;  // of the warp's lists, together
+        const bfs_u32 first = warp_exclusive_sum(degree, &edges);  // this lane's first edge
+        for (bfs_u32 done = 0; done < edges; done += WARP_SIZE * EDGE_BATCH) {
+            bfs_u32 k[EDGE_BATCH], owner[EDGE_BATCH];
+            bfs_u32 valid = 0;
+            for (int r = 0; r < EDGE_BATCH; r++) {
+                k[r] = done + r * WARP_SIZE + lane_id();
+                owner[r] = 0;
+                if (k[r] < edges) valid |= 1u << r;
+            }
+            // The lane whose list holds edge k: the last lane whose edges start at or
+            // before k (a lane of degree 0 starts where the next one does, and is passed
+            // over), a binary search over the lanes' `first`.
+            for (int step = WARP_SIZE / 2; step > 0; step /= 2) {
+                for (int r = 0; r < EDGE_BATCH; r++) {
+                    const bfs_u32 next = owner[r] + step;
+                    if ((bfs_u32)warp_shfl((bfs_i32)first, (int)next) <= k[r]) owner[r] = next;
+                }
+            }
+            EdgeRecord found[EDGE_BATCH];
+            vertex_t parent[EDGE_BATCH];
+            for (int r = 0; r < EDGE_BATCH; r++) {
+                parent[r] = warp_shfl((bfs_i32)from, (int)owner[r]);
+                const edge_t list = warp_shfl((bfs_i64)begin, (int)owner[r]);
+                const bfs_u32 offset = k[r] - (bfs_u32)warp_shfl((bfs_i32)first, (int)owner[r]);
+                if ((valid >> r) & 1u) found[r] = load_edge(S, list + offset);
+            }
+            const bfs_u32 mine = claim<EDGE_BATCH>(S, found, valid, parent, level + 1);
+            append<EDGE_BATCH>(S, 1 - q, counter, found, parent, mine,
+                               found_edges<EDGE_BATCH>(counter, found, mine), log_base);
+        }
+    }
+}
+// [persistent-warp-level-end]
+
+#if SB_ROW_WIDTH > 0
+// [persistent-row-level-begin]
+// The same level read as rows (SB_ROW_WIDTH > 0): a thread per slot loads its vertex's
+// row, claims every entry that is not padding, and its warp appends what it claimed.
+// The level's chain of dependent steps is then the slot, one load, the atomics and the
+// append. Returns the entries this thread expanded (step 7's rule counts them).
+__device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count, level_t level,
+                                      LevelCount* counter, bfs_u32 log_base)
+{
+    const vertex_t* const F = queue(S, q).vertex;
+    bfs_u32 expanded = 0;
+    for (bfs_u32 base = warp_id() * WARP_SIZE; base < count; base += SB_BLOCK_SIZE) {
+        const bfs_u32 i = base + lane_id();
+        const vertex_t from = i < count ? F[i] : -1;
+        Row row;
+        if (from >= 0) {
+            row = S.rows[from];
+        } else {
+            for (int k = 0; k < SB_ROW_WIDTH; k++) row.vertex[k] = -1;
+        }
+        EdgeRecord found[SB_ROW_WIDTH];
+        vertex_t parent[SB_ROW_WIDTH];
+        bfs_u32 valid = 0;
+        for (int k = 0; k < SB_ROW_WIDTH; k++) {
+            found[k].vertex = row.vertex[k];
+            parent[k] = from;
+            if (row.vertex[k] >= 0) valid |= 1u << k;
+        }
+        const bfs_u32 mine = claim<SB_ROW_WIDTH>(S, found, valid, parent, level + 1);
+        append<SB_ROW_WIDTH>(S, 1 - q, counter, found, parent, mine, 0, log_base);
+        expanded += (bfs_u32)__popc(valid);
+    }
+    return expanded;
+}
+// [persistent-row-level-end]
+#endif
+
+// [persistent-single-entry-begin]
+// Put the frontier the single block starts from into queue q: the source at level 0,
+// else what the grid handed back (its small and medium queues). Warp by warp, so that
+// append() sees whole warps.
+__device__ inline void load_frontier(const SingleBlock& S, const GridQueues& Q, int q,
+                                     level_t level, vertex_t source, bfs_u32 small_count,
+                                     bfs_u32 medium_count, LevelCount* counter)
+{
+    const bfs_u32 count = level == 0 ? 1 : small_count + medium_count;
+    for (bfs_u32 base = warp_id() * WARP_SIZE; base < count; base += SB_BLOCK_SIZE) {
+        const bfs_u32 i = base + lane_id();
+        EdgeRecord found[1];
+        vertex_t parent[1] = {-1};  // not logged: already written
+        bfs_u32 mine = 0, edges = 0;
+        if (i < count) {
+            const vertex_t v = level == 0 ? source
+                             : i < small_count ? Q.small(level)[i] : Q.medium(level)[i - small_count];
+            found[0].vertex = v;
+#if SB_ROW_WIDTH == 0
+            found[0].begin = S.offsets[v];
+            found[0].degree = (bfs_u32)(S.offsets[v + 1] - found[0].begin);
+#endif
+            mine = 1;
+        }
+#if SB_ROW_WIDTH == 0
+        edges = found_edges<1>(counter, found, mine);
+#endif
+        append<1>(S, q, counter, found, parent, mine, edges, NOT_LOGGED);
+    }
+}
+// [persistent-single-entry-end]
+
+// [persistent-hand-over-begin]
+// The frontier of `level` outgrew the block: put it in the grid's queues by degree (the
+// shared slots and the overflow), with step 4's enqueue and copy_out.
+__device__ inline void hand_over(const SingleBlock& S, const GridQueues& Q, int q, bfs_u32 count,
+                                 level_t level, LocalQueues* local)
+{
+    const Level L = grid_level(Q, S.offsets, S.edges, S.levels, S.parents, level - 1, local);
+    for (bfs_u32 i = threadIdx.x; i < count; i += SB_BLOCK_SIZE) {
+        const vertex_t u = i < SB_CAPACITY ? queue(S, q).vertex[i] : S.overflow[i - SB_CAPACITY];
+        enqueue(L, u, S.offsets[u + 1] - S.offsets[u]);
+    }
+    copy_out(L);
+}
+// [persistent-hand-over-end]
