@@ -176,7 +176,7 @@ def records(warp_size: int = 32) -> dict:
     from rodinia_bfs.variants import persistent, push_pull
 
     return {
-        "PushPullArgs": ("push_pull_grid.h", push_pull.ARGS, push_pull.tunables(warp_size)),
+        "PushPullArgs": ("push_pull_parts.h", push_pull.ARGS, push_pull.tunables(warp_size)),
         "Control": ("persistent_records.h", persistent.CONTROL, persistent.tunables(warp_size)),
         "PersistentArgs": ("persistent_records.h", persistent.ARGS, persistent.tunables(warp_size)),
     }

@@ -301,14 +301,14 @@ def test_profile_times_every_level_of_the_one_launch(device, name):
     assert all(t >= 0 for t in result.level_times_ms) and sum(result.level_times_ms) > 0
 
 
-def _with_source(device, graph, header, **options):
-    """A PushPullBFS whose kernel is built with `header` instead of push_pull_grid.h."""
+def _with_source(device, graph, header, name="push_pull_grid.h", **options):
+    """A PushPullBFS whose kernel is built with `header` instead of its header `name`."""
 
     class Patched(PushPullBFS):
         def _compile(self, defines):
             return self.device.compile(kernel_source("push_pull.hip"), "patched.hip",
                                        defines={**defines, **self._push_pull},
-                                       headers={**kernel_headers(), "push_pull_grid.h": header})
+                                       headers={**kernel_headers(), name: header})
 
     return Patched(device, graph, **options)
 
@@ -325,9 +325,9 @@ def test_never_ending_search_is_an_error(device):
 def test_queue_overflow_is_an_error(device):
     """A kernel that would enqueue more than a BFS can is stopped before it writes past
     a queue's end."""
-    broken = edit_kernel("push_pull_grid.h", "st.enqueued += st.small_count + st.medium_count;",
+    broken = edit_kernel("push_pull_parts.h", "st.enqueued += st.small_count + st.medium_count;",
                          "st.enqueued += st.small_count + st.medium_count + num_vertices;")
-    with _with_source(device, grid2d(5, 5), broken, direction="push") as step:
+    with _with_source(device, grid2d(5, 5), broken, "push_pull_parts.h", direction="push") as step:
         with pytest.raises(DeviceError, match="queues held more entries"):
             step.run(0)
 
@@ -348,7 +348,8 @@ def test_bad_tunables_are_refused(device, options, message):
 def test_kernel_has_no_hard_coded_warp_width():
     """The warp width comes from WARP_SIZE (bfs_common.h), never from a literal."""
     code = re.sub(r"//[^\n]*|/\*.*?\*/", "",
-                  kernel_source("push_pull.hip") + kernel_source("push_pull_grid.h"), flags=re.S)
+                  "".join(kernel_source(name) for name in ("push_pull.hip", "push_pull_grid.h",
+                                                           "push_pull_parts.h")), flags=re.S)
     assert not re.search(r"\b(32|64)\b", code)
 
 

@@ -95,7 +95,7 @@ CONTROL_BYTES = 4 * STATUS_WORDS + GRID_BARRIER_BYTES
 STATUS_LEVELS, STATUS_ERROR, BARRIER_FAILED = 0, 1, STATUS_WORDS + 1
 
 # [push-pull-args-py-begin]
-#: The kernel's arguments, PushPullArgs in push_pull_grid.h, field for field: a device
+#: The kernel's arguments, PushPullArgs in push_pull_parts.h, field for field: a device
 #: address is 8 bytes, and ``align=True`` lays the record out as a C compiler does
 #: (tests/test_kernel_structure.py checks it against the header).
 ARGS = np.dtype([

@@ -1,0 +1,203 @@
+// push_pull_parts.h: what step 6's kernel (push_pull_grid.h) is built from: its
+// tunables, its argument record, its status words and per-level counters, the
+// conversions of a frontier between queues and a bitmap, and the state each thread
+// keeps through a search. The bottom-up sweep is in bottom_up.h.
+#pragma once
+#include "frontier.h"
+
+#ifndef ALPHA
+#error "compile with -DALPHA=<Beamer's alpha: bottom-up when m_f > m_u / ALPHA>"
+#endif
+#ifndef BETA
+#error "compile with -DBETA=<Beamer's beta: top-down again when n_f < n / BETA>"
+#endif
+#ifndef BU_PROBE
+#error "compile with -DBU_PROBE=<in-edges a thread checks alone before its warp helps>"
+#endif
+#ifndef BU_WARP_THRESHOLD
+#error "compile with -DBU_WARP_THRESHOLD=<in-edges left from which the warp scans a list>"
+#endif
+#ifndef SHARE_SHORT_QUEUES
+#error "compile with -DSHARE_SHORT_QUEUES=<1: several warps or threads share each vertex of a short queue>"
+#endif
+#ifndef FORCE_DIRECTION
+#error "compile with -DFORCE_DIRECTION=<0: Beamer's rule, 1: always top-down, 2: always bottom-up>"
+#endif
+#if ALPHA < 1 || BETA < 1 || BU_PROBE < 0 || BU_WARP_THRESHOLD < 1
+#error "need ALPHA >= 1, BETA >= 1, BU_PROBE >= 0 and BU_WARP_THRESHOLD >= 1"
+#endif
+
+#include "bottom_up.h"
+
+// [push-pull-args-begin]
+// The kernel's arguments: one record passed by value (so that its fields stay in the
+// constant bank of kernel arguments, not in registers: step 5's argument record says
+// why), which the host fills in once per graph, and before each search with the fields
+// that change with the source. PushPullArgs in rodinia_bfs/variants/push_pull.py describes it
+// field by field. Step 7's three pointers are null in step 6.
+struct Control;     // step 7: persistent_records.h
+struct LevelStamp;  // likewise
+struct PushPullArgs {
+    const edge_t* offsets;     // the graph's out-edges
+    const vertex_t* edges;
+    const edge_t* in_offsets;  // its in-edges, hubs first (bottom-up sweeps)
+    const vertex_t* in_edges;
+    const vertex_t* active;    // the vertices that have in-edges, active_count of them
+    level_t* levels;
+    vertex_t* parents;
+    vertex_t* small_0;         // the two queue sets (step 4's queues)
+    vertex_t* medium_0;
+    Piece* large_0;
+    vertex_t* small_1;
+    vertex_t* medium_1;
+    Piece* large_1;
+    bfs_u32* bitmaps;          // three bitmaps of `words` words
+    bfs_u32* counts;           // COUNTER_SETS sets of queue lengths, count_words in all
+    bfs_u64* tallies;          // COUNTER_SETS tallies, tally_words in all
+    bfs_u32* records;          // per level: n_f, and the direction in bit 31
+    bfs_u64* clocks;           // device_clock() per level, with record_clocks
+    bfs_u32* status;           // what the host reads back (STATUS_LEVELS, STATUS_ERROR)
+    GridBarrier* barrier;
+    bfs_u64* path_counts;      // with COUNT_PATHS, path_words of them
+    Control* control;          // step 7: where the single block stopped, or this kernel
+    bfs_u32* visited;          // step 7: the single block's visited bitmap
+    LevelStamp* stamps;        // step 7: which kernel ran each level, stamp_capacity of them
+    bfs_u64 num_edges;
+    bfs_u64 source_edges;      // per search: the source's degree
+    vertex_t num_vertices;
+    bfs_u32 active_count;
+    bfs_u32 large_capacity;
+    bfs_u32 words;
+    bfs_u32 record_clocks;
+    bfs_u32 count_words;
+    bfs_u32 tally_words;
+    bfs_u32 path_words;
+    bfs_u32 stamp_capacity;
+    bfs_u32 small_count;       // per search: the source's queue (see the reset below)
+    bfs_u32 medium_count;
+    bfs_u32 large_count;
+    vertex_t source;           // per search; step 7: -1 carries on from the Control record
+};
+// [push-pull-args-end]
+
+// Directions, as the per-level record stores them (bit 31 of the entry).
+#define TOP_DOWN 0
+#define BOTTOM_UP 1
+#define RECORD_BOTTOM_UP 0x80000000u
+
+// What the host reads back after the launch (status[]).
+#define STATUS_LEVELS 0
+#define STATUS_ERROR 1
+#define ERROR_RUNAWAY 1   // more levels than vertices
+#define ERROR_OVERFLOW 2  // more queue entries than a BFS can make
+
+// Sets of counters: the queue lengths (QUEUES of them, COUNTER_STRIDE apart) and the
+// tally (vertices and edges found, on a 128-byte line of its own). Phase p counts into
+// set p % 3, everyone reads set p % 3 after the barrier that ends phase p, and phase
+// p clears set (p + 1) % 3, which nobody reads or writes during phase p.
+#define COUNTER_SETS 3
+#define TALLY_STRIDE 16  // bfs_u64 slots
+
+// After a barrier, values other blocks wrote: read them past the cache.
+__device__ inline bfs_u32 load_fresh(const bfs_u32* p) { return *(const volatile bfs_u32*)p; }
+__device__ inline bfs_u64 load_fresh(const bfs_u64* p) { return *(const volatile bfs_u64*)p; }
+
+// [push-pull-convert-begin]
+// From queues to a bitmap (before a bottom-up level): one bit per queued vertex; a large
+// vertex is in its queue once per piece, and piece 0 sets its bit.
+__device__ inline void queues_to_bitmap(const vertex_t* small, bfs_u32 small_count,
+                                        const vertex_t* medium, bfs_u32 medium_count,
+                                        const Piece* large, bfs_u32 large_count,
+                                        bfs_u32* bits, bfs_u32 first_thread, bfs_u32 threads)
+{
+    for (bfs_u32 i = first_thread; i < small_count; i += threads) add_to_bitmap(bits, small[i]);
+    for (bfs_u32 i = first_thread; i < medium_count; i += threads) add_to_bitmap(bits, medium[i]);
+    for (bfs_u32 i = first_thread; i < large_count; i += threads)
+        if (large[i].index == 0) add_to_bitmap(bits, large[i].vertex);
+}
+
+// From a bitmap to queues (before a top-down level): each thread takes whole words and
+// enqueues the vertices of their set bits by degree, as a top-down level would have.
+// The caller copies the block-local queues out.
+__device__ inline void bitmap_to_queues(const Level& L, const bfs_u32* bits, bfs_u32 words,
+                                        bfs_u32 first_thread, bfs_u32 threads)
+{
+    for (bfs_u32 w = first_thread; w < words; w += threads) {
+        bfs_u32 word = bits[w];
+        while (word != 0) {  // at most BITMAP_WORD_BITS trips
+            const vertex_t v = (vertex_t)(w * BITMAP_WORD_BITS) + (__ffs((int)word) - 1);
+            word &= word - 1;
+            enqueue(L, v, L.offsets[v + 1] - L.offsets[v]);
+        }
+    }
+}
+// [push-pull-convert-end]
+
+// Zero a bitmap, the whole grid together.
+__device__ inline void clear_bitmap(bfs_u32* bits, bfs_u32 words, bfs_u32 first_thread,
+                                    bfs_u32 threads)
+{
+    for (bfs_u32 w = first_thread; w < words; w += threads) bits[w] = 0;
+}
+
+// The counters a phase counts into. Phase p counts into set p % 3; everyone reads that
+// set after the barrier that ends phase p; and phase p clears set (p + 1) % 3, which
+// nobody reads or writes during phase p (it was read after phase p - 2).
+struct Counters {
+    bfs_u32* counts;  // queue lengths: SMALL, MEDIUM and LARGE, COUNTER_STRIDE apart
+    bfs_u64* tally;   // vertices and edges found
+};
+
+__device__ inline Counters begin_phase(bfs_u32* counts, bfs_u64* tallies, bfs_u32 phase)
+{
+    const bfs_u32 spare = (phase + 1) % COUNTER_SETS;
+    if (blockIdx.x == 0 && threadIdx.x < QUEUES)
+        counts[(spare * QUEUES + threadIdx.x) * COUNTER_STRIDE] = 0;
+    if (blockIdx.x == 0 && threadIdx.x < 2) tallies[spare * TALLY_STRIDE + threadIdx.x] = 0;
+    const bfs_u32 mine = phase % COUNTER_SETS;
+    return Counters{counts + mine * QUEUES * COUNTER_STRIDE, tallies + mine * TALLY_STRIDE};
+}
+
+// [push-pull-state-begin]
+// The state of the search between levels. Every thread keeps its own copy and updates
+// it from the same global counts after the same barriers, so all copies stay equal:
+// every thread takes the same decisions, and none waits at a barrier the others skip.
+struct SearchState {
+    level_t level;              // the frontier's level
+    int queue_set;              // which of the two queue sets holds the frontier
+    int as_bitmap;              // the frontier is in queues (0) or in a bitmap (1)
+    int direction;              // TOP_DOWN or BOTTOM_UP: how the last level went
+    bfs_u32 phase;              // phases run so far: picks the counter set
+    bfs_u32 dirty;              // bit b: bitmap b may have bits set
+    bfs_u32 small_count, medium_count, large_count;  // the queues' lengths
+    bfs_u64 frontier_vertices;  // n_f
+    bfs_u64 frontier_edges;     // m_f
+    bfs_u64 previous_vertices;  // n_f of the level before
+    bfs_u64 unvisited_edges;    // m_u
+    bfs_u64 enqueued, pieces;   // queue entries so far, for the guard
+};
+// [push-pull-state-end]
+
+// After a phase that filled the next queues: their lengths. Each vertex enters a queue
+// once per BFS (a large one as all its pieces); more than that means a broken kernel,
+// and false stops the search before it writes past a queue's end.
+__device__ inline bool take_queues(const Counters& c, SearchState& st, vertex_t num_vertices,
+                                   bfs_u32 large_capacity)
+{
+    st.queue_set ^= 1;
+    st.small_count = load_fresh(&c.counts[SMALL * COUNTER_STRIDE]);
+    st.medium_count = load_fresh(&c.counts[MEDIUM * COUNTER_STRIDE]);
+    st.large_count = load_fresh(&c.counts[LARGE * COUNTER_STRIDE]);
+    st.enqueued += st.small_count + st.medium_count;
+    st.pieces += st.large_count;
+    return st.enqueued <= (bfs_u64)num_vertices && st.pieces <= large_capacity;
+}
+
+// The block's local queues are copied out; empty them for the next level's enqueues
+// (the grid barrier that follows orders this before them).
+__device__ inline void empty_local_queues(LocalQueues& local)
+{
+    __syncthreads();  // every thread of the block is done with the counts
+    if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
+}
+
