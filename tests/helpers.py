@@ -82,6 +82,36 @@ def awkward_graph() -> CSRGraph:
     return CSRGraph.from_edges(src, dst, n, name="awkward")
 
 
+def small_awkward_graph() -> CSRGraph:
+    """The awkward graph's features on 237 vertices: a random component, a path of 24
+    vertices (a few dozen levels, not hundreds), one-way arcs from the first into the
+    path's middle, self loops (one on the path), duplicate edges, a one-way star and
+    isolated vertices. For tests whose point is the graph's shape, not its depth: on the
+    emulator each level of the multi-level steps costs milliseconds, however small."""
+    rng = np.random.default_rng(7)
+    n = 237
+    src, dst = [], []
+    # component A: a random graph on 0..99
+    a = rng.integers(0, 100, size=(2, 400))
+    src += list(a[0]); dst += list(a[1])
+    # component B: a path 100..123, stored both ways
+    path = np.arange(100, 124)
+    src += list(path[:-1]) + list(path[1:]); dst += list(path[1:]) + list(path[:-1])
+    # one-way arcs from A into B's middle, never back
+    src += [5, 17]; dst += [112, 113]
+    # self loops and duplicate edges
+    src += [3, 3, 3, 106]; dst += [3, 4, 4, 106]
+    # 124..223: a star centred on 124; 224..236: isolated
+    src += [124] * 99; dst += list(range(125, 224))
+    return CSRGraph.from_edges(src, dst, n, name="awkward-237")
+
+
+#: Sources of the small awkward graph, as AWKWARD_SOURCES of the awkward graph: a self
+#: loop (3), one-way arcs into the path (5), a self loop on the path (106), the centre
+#: of the star (124).
+SMALL_AWKWARD_SOURCES = (3, 5, 106, 124)
+
+
 def tiny_graphs() -> dict:
     """Graphs at the edges of what a step must handle: one vertex, one vertex with a self
     loop, and 70 vertices without an edge."""
@@ -242,6 +272,26 @@ def _nvrtc_problem() -> str | None:
     except DeviceError as exc:
         return str(exc)
     return None
+
+
+def beyond_the_contract(step_class, define_sets, names, targets) -> list:
+    """``pytest.param(arch, warp_size, which)`` for each target (an architecture and its
+    warp size) and each set of ``define_sets(warp_size)`` (named by ``names``) that the
+    step contract does not compile already: test_step_contract.py compiles every step with
+    its defaults, for a graph of any degrees and for a mesh, for every target; a set equal
+    to one of those is left to it."""
+    import pytest
+
+    from test_step_contract import FOR_GRAPHS
+
+    params = []
+    for arch, warp_size in targets:
+        contract = [step_class.default_defines(warp_size, graph and graph())
+                    for graph in FOR_GRAPHS.values()]
+        for which, (name, defines) in enumerate(zip(names, define_sets(warp_size))):
+            if defines not in contract:
+                params.append(pytest.param(arch, warp_size, which, id=f"{arch}-{warp_size}-{name}"))
+    return params
 
 
 def syntax_error(compiler, arch: str):

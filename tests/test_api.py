@@ -6,6 +6,7 @@ handles the emulator's warp size; the command line and the bench go through thes
 helpers, and the reference runs only when asked for. The README's snippet runs here.
 """
 
+import functools
 import re
 
 import numpy as np
@@ -29,7 +30,9 @@ def cpu():
     return api.open_device("cpu")[0]
 
 
+@functools.cache
 def random_matrix(n=3000, density=0.002, seed=1):
+    """A random sparse matrix, made once per test session (the tests only read it)."""
     return scipy.sparse.random(n, n, density=density, format="csr", random_state=seed)
 
 

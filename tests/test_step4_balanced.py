@@ -289,18 +289,24 @@ def _define_sets(warp_size):
     return [tunables(warp_size), {**tiny, "BFS_COUNT_PATHS": 1}, largest]
 
 
-@pytest.mark.parametrize("which", [0, 1, 2], ids=["default", "tiny-counted", "largest"])
-@pytest.mark.parametrize("arch, warp_size", [("gfx90a", 64), ("gfx1030", 32)])
+DEFINE_SETS = ["default", "tiny-counted", "largest"]
+
+
+@pytest.mark.parametrize("arch, warp_size, which", helpers.beyond_the_contract(
+    BalancedBFS, _define_sets, DEFINE_SETS, [("gfx90a", 64), ("gfx1030", 32)]))
 def test_hiprtc_compiles(arch, warp_size, which):
+    """Each set the step contract does not compile (it compiles the defaults)."""
     code = hiprtc_or_skip().compile_for_arch(kernel_source("balanced.hip"), arch, "balanced.hip",
                                    _define_sets(warp_size)[which], headers=kernel_headers())
     assert code[:4] == b"\x7fELF"
 
 
-@pytest.mark.parametrize("which", [0, 1, 2], ids=["default", "tiny-counted", "largest"])
-def test_nvrtc_compiles(which):
-    code = nvrtc_or_skip().compile_for_arch(kernel_source("balanced.hip"), "sm_90", "balanced.hip",
-                                  _define_sets(32)[which], headers=kernel_headers())
+@pytest.mark.parametrize("arch, warp_size, which", helpers.beyond_the_contract(
+    BalancedBFS, _define_sets, DEFINE_SETS, [("sm_90", 32)]))
+def test_nvrtc_compiles(arch, warp_size, which):
+    """Each set the step contract does not compile (it compiles the defaults)."""
+    code = nvrtc_or_skip().compile_for_arch(kernel_source("balanced.hip"), arch, "balanced.hip",
+                                  _define_sets(warp_size)[which], headers=kernel_headers())
     assert code[:4] == b"\x7fELF"
 
 

@@ -531,20 +531,24 @@ def _define_sets(warp_size):
 DEFINE_SETS = ["default", "plain", "tiny", "batch32", "rows4-log", "rows16", "log"]
 
 
-@pytest.mark.parametrize("which", range(len(DEFINE_SETS)), ids=DEFINE_SETS)
-@pytest.mark.parametrize("arch, warp_size", [("gfx90a", 64), ("gfx1030", 32)])
+@pytest.mark.parametrize("arch, warp_size, which", helpers.beyond_the_contract(
+    PersistentBFS, _define_sets, DEFINE_SETS, [("gfx90a", 64), ("gfx1030", 32)]))
 def test_hiprtc_compiles(arch, warp_size, which):
+    """Each set the step contract does not compile (it compiles the defaults for any graph
+    and for a mesh, rows4-log among them)."""
     hiprtc = hiprtc_or_skip()
     code = hiprtc.compile_for_arch(kernel_source("persistent.hip"), arch, "persistent.hip",
                                    _define_sets(warp_size)[which], headers=kernel_headers())
     assert code[:4] == b"\x7fELF"
 
 
-@pytest.mark.parametrize("which", range(len(DEFINE_SETS)), ids=DEFINE_SETS)
-def test_nvrtc_compiles(which):
+@pytest.mark.parametrize("arch, warp_size, which", helpers.beyond_the_contract(
+    PersistentBFS, _define_sets, DEFINE_SETS, [("sm_90", 32)]))
+def test_nvrtc_compiles(arch, warp_size, which):
+    """Each set the step contract does not compile."""
     nvrtc = nvrtc_or_skip()
-    code = nvrtc.compile_for_arch(kernel_source("persistent.hip"), "sm_90", "persistent.hip",
-                                  _define_sets(32)[which], headers=kernel_headers())
+    code = nvrtc.compile_for_arch(kernel_source("persistent.hip"), arch, "persistent.hip",
+                                  _define_sets(warp_size)[which], headers=kernel_headers())
     assert code[:4] == b"\x7fELF"
 
 

@@ -23,23 +23,25 @@ from rodinia_bfs.runtime import get_device
 from rodinia_bfs.variants import multi_gpu
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
 
-from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources, edit_kernel,
-                     pairwise_params, real_graph, sources_of)
+from helpers import (SMALL_AWKWARD_SOURCES, check_run, check_sources, edit_kernel,
+                     pairwise_params, real_graph, small_awkward_graph, sources_of)
 
 
 def directed_graph() -> CSRGraph:
-    """One-way arcs only: a random digraph on 500 vertices plus a chain 500..699 that
-    only vertex 0 leads into, and 20 vertices with no edges at all."""
+    """One-way arcs only: a random digraph on 200 vertices plus a chain 200..211 that
+    only vertex 0 leads into, and 13 vertices with no edges at all."""
     rng = np.random.default_rng(3)
-    src, dst = list(rng.integers(0, 500, 1500)), list(rng.integers(0, 500, 1500))
-    src += [0] + list(range(500, 699))
-    dst += [500] + list(range(501, 700))
-    return CSRGraph.from_edges(src, dst, 720, directed=True, name="directed-720")
+    src, dst = list(rng.integers(0, 200, 600)), list(rng.integers(0, 200, 600))
+    src += [0] + list(range(200, 211))
+    dst += [200] + list(range(201, 212))
+    return CSRGraph.from_edges(src, dst, 225, directed=True, name="directed-225")
 
 
+#: Small graphs: the multi-GPU search does the same work at every level, so a few dozen
+#: levels per search show what hundreds would (helpers.small_awkward_graph).
 GRAPHS = {
-    "awkward": awkward_graph,
-    "directed-720": directed_graph,
+    "awkward-237": small_awkward_graph,
+    "directed-225": directed_graph,
     "hubs-30x30": lambda: grid_with_hubs(30, 30, seed=4),
     "kronecker-10": lambda: kronecker(10, seed=5, progress=False),
 }
@@ -47,10 +49,9 @@ GRAPHS = {
 
 def _sources(name, graph):
     # The awkward graph's own sources reach each of its components; with its hub they
-    # cover what the generic choice would (a path of hundreds of levels makes each
-    # source cost seconds on the emulator's devices).
-    if name == "awkward":
-        return sorted(set(AWKWARD_SOURCES) | {int(np.argmax(graph.degrees()))})
+    # cover what the generic choice would.
+    if name == "awkward-237":
+        return sorted(set(SMALL_AWKWARD_SOURCES) | {int(np.argmax(graph.degrees()))})
     return sources_of(graph)
 
 
@@ -364,8 +365,8 @@ def components_graph() -> CSRGraph:
 
 
 DIRECTION_GRAPHS = {
-    "awkward": awkward_graph,  # one-way arcs: the in-edges come from the reverse graph
-    "awkward-symmetric": lambda: awkward_graph().symmetrize(),
+    "awkward-237": small_awkward_graph,  # one-way arcs: the in-edges come from the reverse graph
+    "awkward-237-symmetric": lambda: small_awkward_graph().symmetrize(),
     "components-172": components_graph,
     "kronecker-10": lambda: kronecker(10, seed=5, progress=False),
 }
@@ -455,7 +456,7 @@ class Alternating(MultiGpuBFS):
         return "pull" if len(self.last_directions) % 2 else "push"
 
 
-@pytest.mark.parametrize(*pairwise_params(device=[32, 64], name=["awkward", "components-172"],
+@pytest.mark.parametrize(*pairwise_params(device=[32, 64], name=["awkward-237", "components-172"],
                                           split=["1-oec", "2-oec", "3-hvc"]), indirect=["device"])
 def test_alternating_directions(device, name, split):
     """Pairwise: every graph with every split, each at warp 32 and 64."""

@@ -20,7 +20,7 @@ from rodinia_bfs.variants.out_of_memory import (
     in_memory_bytes, vertex_array_bytes)
 
 from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources, ctypes_layouts,
-                     hiprtc_or_skip, nvrtc_or_skip, sources_of, tiny_graphs)
+                     hiprtc_or_skip, nvrtc_or_skip, pairwise_params, sources_of, tiny_graphs)
 
 
 def _graphs():
@@ -37,10 +37,13 @@ MODE_DIRECTIONS = [("subgraph", "auto"), ("subgraph", "push"),
                    *((m, d) for m in ("zero_copy", "managed") for d in DIRECTIONS)]
 
 
-@pytest.mark.parametrize("mode, direction", MODE_DIRECTIONS)
-@pytest.mark.parametrize("name", sorted(_graphs()))
-def test_every_mode_matches_the_reference(device, mode, direction, name):
-    """Chunks of 37 edges (subgraph): a hub's list spans several copies."""
+@pytest.mark.parametrize(*pairwise_params(
+    device=[32, 64], name=sorted(_graphs()), config=[f"{m}-{d}" for m, d in MODE_DIRECTIONS]),
+    indirect=["device"])
+def test_every_mode_matches_the_reference(device, name, config):
+    """Chunks of 37 edges (subgraph): a hub's list spans several copies. Pairwise: every
+    mode and direction on every graph, each at warp 32 and at 64."""
+    mode, direction = config.rsplit("-", 1)
     graph = _graphs()[name]()
     extra = AWKWARD_SOURCES if name == "awkward" else ()
     with OutOfMemoryBFS(device, graph, host_edges=mode, chunk_edges=37, block_size=64,
