@@ -417,6 +417,9 @@ struct MakeSeq<0, I...> {
     typedef Seq<I...> type;
 };
 
+// A parameter's or an argument's code: its ArgKind and its size (see ArgKind).
+constexpr int arg_code(int kind, int size) { return kind * 65536 + size; }
+
 // The ArgKind of a parameter type, for the argument checks.
 template <class T>
 struct KindOf {
@@ -462,7 +465,7 @@ struct Launcher<Kernel> {
     static int launch(const char* name, const LaunchConfig* cfg, void** args, int nargs,
                       const int* arg_codes, char* err, int errlen) {
         static const int param_codes[sizeof...(A) + 1] = {
-            KindOf<A>::value * 65536 + (int)sizeof(A)..., 0};
+            arg_code(KindOf<A>::value, (int)sizeof(A))..., 0};
         if (!api) {
             __builtin_strncpy(err, "kernel module is not bound to the emulator runtime", errlen);
             return 1;

@@ -77,7 +77,7 @@ struct Launch<Kernel> {
         // What hipModuleLaunchKernel takes: a pointer to each argument, and (for the
         // emulator's checks) the kind and size of each.
         void* pointers[] = {(void*)&std::get<I>(values)...};
-        const int codes[] = {bfs_emu::KindOf<P>::value * 256 + (int)sizeof(P)...};
+        const int codes[] = {bfs_emu::arg_code(bfs_emu::KindOf<P>::value, (int)sizeof(P))...};
         const int failed = bfs_emu::Launcher<Kernel>::launch(
             name, &config, pointers, (int)sizeof...(P), codes, launch_message,
             (int)sizeof launch_message);
