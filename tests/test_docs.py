@@ -574,6 +574,33 @@ def test_quoted_figures_are_in_the_results(page):
         "(table.md, or the tables of docs/_generated), as those write them:\n" + "\n".join(missing))
 
 
+# Chapters 1 to 4 quote steps 1 to 4 from the run that chapters 5 and 6 quote them from:
+# one run of every step on one H100, so that each chapter speaks of one kind of GPU.
+STEPS_1_TO_4_RUN = "h100-2026-11-22h"
+STEPS_1_TO_4_PAGES = sorted((DOCS / "chapters").glob("0[1-4]_*.rst"))
+
+
+def test_steps_1_to_4_quote_one_h100_run():
+    from rodinia_bfs.bench.includes import INCLUDES
+
+    for name in ("gpu_table.inc", "gpu_results.inc", "gpu_levels.inc"):
+        assert INCLUDES[name][0] == f"benchmarks/results/{STEPS_1_TO_4_RUN}", (
+            f"docs/_generated/{name} must show {STEPS_1_TO_4_RUN}, the run chapters 1 to 4 quote")
+    assert len(STEPS_1_TO_4_PAGES) == 4, STEPS_1_TO_4_PAGES
+    cells = results_cells(STEPS_1_TO_4_RUN)
+    for page in STEPS_1_TO_4_PAGES:
+        where = page.relative_to(ROOT)
+        assert named_results(page) == {STEPS_1_TO_4_RUN}, (
+            f"{where} names {sorted(named_results(page))}; it quotes {STEPS_1_TO_4_RUN} alone")
+        figures = quoted_figures(page.read_text())
+        assert figures, f"{where} quotes no figure of {STEPS_1_TO_4_RUN}"
+        missing = [f"{where}:{line}: {figure}" for line, figure in figures if figure not in cells]
+        assert not missing, f"not in {STEPS_1_TO_4_RUN}:\n" + "\n".join(missing)
+        other = [line for starts, paragraph in prose(page.read_text()) if "H200" in paragraph
+                 for _, line in starts[:1]]
+        assert not other, f"{where}: a paragraph at line(s) {other} speaks of an H200"
+
+
 def test_figure_scanner():
     text = """
 Step 1 takes 0.496 ms per BFS, 12.1 GTEPS, 215x faster; 0.554 against 0.558 ms,

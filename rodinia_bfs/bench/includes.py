@@ -42,9 +42,9 @@ GENERATED = Path("docs/_generated")
 #: Which file of ``docs/_generated/`` shows which results folder, and how.
 INCLUDES = {
     "bench_results.inc": ("benchmarks/results/cpu-emulator-quick", "results"),
-    "gpu_results.inc": ("benchmarks/results/h200-2026-11-21", "results"),
-    "gpu_table.inc": ("benchmarks/results/h200-2026-11-21", "tables"),
-    "gpu_levels.inc": ("benchmarks/results/h200-2026-11-21", "levels"),
+    "gpu_results.inc": ("benchmarks/results/h100-2026-11-22h", "results"),
+    "gpu_table.inc": ("benchmarks/results/h100-2026-11-22h", "tables"),
+    "gpu_levels.inc": ("benchmarks/results/h100-2026-11-22h", "levels"),
     "h100_levels.inc": ("benchmarks/results/h100-2026-11-23c", "levels"),
     "h100_steps5_7.inc": ("benchmarks/results/h100-2026-11-25-b-steps5-7-records-by-value", "tables"),
 }
