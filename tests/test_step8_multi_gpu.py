@@ -24,7 +24,8 @@ from rodinia_bfs.variants import multi_gpu
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
 
 from helpers import (SMALL_AWKWARD_SOURCES, check_run, check_sources, edit_kernel,
-                     pairwise_params, real_graph, small_awkward_graph, sources_of)
+                     pairwise_params, real_graph, scipy_levels, small_awkward_graph,
+                     sources_of)
 
 
 def directed_graph() -> CSRGraph:
@@ -522,3 +523,128 @@ def test_scaling_bench_configurations():
     assert list(bench.configurations(args)) == [
         ("push", 1, "bitmap", "oec"), ("push", 2, "bitmap", "oec"), ("push", 2, "queue", "oec"),
         ("auto", 1, "bitmap", "oec"), ("auto", 2, "bitmap", "oec")]
+
+
+# -- several sources and a depth limit --------------------------------------------------------
+
+def nearest_start_levels(graph: CSRGraph, starts, depth=None) -> np.ndarray:
+    """Distance to the nearest start by scipy (scipy_levels from each start), -1 where no
+    start reaches or beyond ``depth``."""
+    each = scipy_levels(graph, list(starts)).reshape(len(starts), -1).astype(np.int64)
+    big = np.iinfo(np.int32).max
+    nearest = np.where(each < 0, big, each).min(axis=0)
+    limit = big - 1 if depth is None else depth
+    return np.where(nearest <= limit, nearest, -1).astype(np.int32)
+
+
+def spread_starts(step) -> list[int]:
+    """A start in the middle of each GPU's block of masters, the vertex of largest degree
+    (a large-queue vertex on one GPU, or its edges spread over all of them), one of its
+    neighbours (a start next to a start), and the first vertex with no out-edges where
+    the graph has one."""
+    graph, degrees = step.graph, step.graph.degrees()
+    hub = int(np.argmax(degrees))
+    starts = {(p.first_master + p.end_master) // 2 for p in step.plan.parts} | {hub}
+    starts |= {int(graph.neighbors(hub)[0]), *np.flatnonzero(degrees == 0)[:1].tolist()}
+    masters = {p.index for p in step.plan.parts for s in starts
+               if p.first_master <= s < p.end_master}
+    assert len(masters) == step.num_gpus  # the starts are spread over every GPU
+    return sorted(starts)
+
+
+def check_many(step, starts, depth) -> None:
+    """A search from ``starts`` up to ``depth`` levels: levels as scipy's, a forest by
+    Graph500's rules with the starts as roots, and as many iterations as steps 1-4 take
+    (the levels expanded: the depth limit, or every level and the empty one after)."""
+    from rodinia_bfs.validate import check_parents
+
+    run = step.search(None, sources=starts, depth_limit=depth)
+    levels, parents = step.results()
+    np.testing.assert_array_equal(levels, nearest_start_levels(step.graph, starts, depth))
+    check_parents(step.graph, None, levels, parents, sources=starts, depth_limit=depth)
+    unlimited = int(nearest_start_levels(step.graph, starts).max()) + 1
+    assert run.iterations == (unlimited if depth is None else min(depth, unlimited))
+    assert len(step.last_directions) == run.iterations
+
+
+MANY_GRAPHS = {"awkward-237": small_awkward_graph, "components-172": components_graph,
+               "hubs-30x30": lambda: grid_with_hubs(30, 30, seed=4),
+               "kronecker-10": lambda: kronecker(10, seed=5, progress=False)}
+
+
+@pytest.mark.parametrize(*pairwise_params(
+    device=[32, 64], name=sorted(MANY_GRAPHS),
+    split=["2-oec", "3-oec", "2-hvc", "3-hvc", "2-cvc", "3-cvc"],
+    exchange=["bitmap-push", "queue-push", "bitmap-pull", "bitmap-auto"],
+    depth=["none", "0", "1", "3"]), indirect=["device"])
+def test_several_sources_and_a_depth_limit(device, name, split, exchange, depth):
+    """Pairwise: starts on every GPU, each split, exchange and direction, depth limits of
+    0, 1 and 3 levels and none, at warp 32 and 64; then a plain search on the same
+    set-up starts from a clean state."""
+    gpus, policy = int(split[0]), split[2:]
+    exchange, direction = exchange.split("-")
+    graph = MANY_GRAPHS[name]()
+    with MultiGpuBFS(device, graph, gpus=gpus, policy=policy, exchange=exchange,
+                     direction=direction) as step:
+        starts = spread_starts(step)
+        check_many(step, starts, None if depth == "none" else int(depth))
+        check_many(step, starts[1:3], 2)
+        check_run(step, starts[0], step.run(starts[0]))
+
+
+class MastersOnly(MultiGpuBFS):
+    """A reset that queues each start only on the GPU that masters it."""
+
+    def _stage_starts(self, g, starts):
+        part = g.part
+        return super()._stage_starts(g, starts[(starts >= part.first_master)
+                                               & (starts < part.end_master)])
+
+
+def test_a_start_goes_to_every_gpu_that_has_its_edges(device):
+    """Under the hybrid cut a hub's out-edges are spread over every GPU: each of them
+    expands it at level 0, or the hub's neighbours on the others are missed."""
+    graph = grid_with_hubs(30, 30, seed=4)
+    hub = int(np.argmax(graph.degrees()))
+    with MastersOnly(device, graph, gpus=3, policy="hvc") as step:
+        assert all(g.degrees[hub] > 0 for g in step.gpus)
+        step.search(None, sources=[hub, 5], depth_limit=2)
+        levels, _ = step.results()
+    with pytest.raises(AssertionError):
+        np.testing.assert_array_equal(levels, nearest_start_levels(graph, [hub, 5], 2))
+
+
+def beamer_directions(graph: CSRGraph, levels: np.ndarray, count: int) -> list[str]:
+    """The first ``count`` directions of Beamer's rule (step 6's ALPHA and BETA) on the
+    counts of a finished search's levels: the first frontier is every start."""
+    from rodinia_bfs.variants.multi_gpu import ALPHA, BETA
+
+    degrees, reached = graph.degrees(), levels >= 0
+    n_f = np.bincount(levels[reached], minlength=count + 1)
+    m_f = np.bincount(levels[reached], weights=degrees[reached],
+                      minlength=count + 1).astype(np.int64)
+    going, previous, m_u, taken = "push", 0, graph.num_edges - int(m_f[0]), []
+    for k in range(count):
+        if going == "push" and m_f[k] * ALPHA > m_u and n_f[k] > previous:
+            going = "pull"
+        elif going == "pull" and n_f[k] * BETA < graph.num_vertices and n_f[k] < previous:
+            going = "push"
+        taken.append(going)
+        m_u, previous = m_u - int(m_f[k + 1]), n_f[k]
+    return taken
+
+
+@pytest.mark.parametrize("gpus", [1, 2])
+def test_auto_from_several_sources_follows_beamers_rule(device, gpus):
+    """Beamer's rule starts from the counts of every start (n_f, their out-edges m_f);
+    on a Kronecker graph the middle levels go bottom-up, and a depth limit cuts the
+    directions where it cuts the levels."""
+    graph = kronecker(10, seed=5, progress=False)
+    starts = sorted(set(sources_of(graph)) | {17, 600})
+    with MultiGpuBFS(device, graph, gpus=gpus, direction="auto") as step:
+        for depth in (None, 2):
+            check_many(step, starts, depth)
+            levels, _ = step.results()
+            directions = step.last_directions
+            assert directions == beamer_directions(graph, levels, len(directions))
+            assert "pull" in directions or depth == 2

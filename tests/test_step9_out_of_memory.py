@@ -1,7 +1,8 @@
 """Step 9 (out_of_memory): what is special to it beyond the step contract.
 
 Every mode against the reference on the emulator (warp 32 and 64) with small chunks, so
-that a level's subgraph takes many copies; the bytes each level moves; the host gather
+that a level's subgraph takes many copies, from one source and from several with a depth
+limit; the bytes each level moves; the host gather
 against a plain loop; the argument records against the header; the memory-cap
 decision; compile checks; and, marked gpu, every mode on a GPU.
 """
@@ -18,9 +19,11 @@ from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.variants.out_of_memory import (
     DIRECTIONS, MODES, OomCounts, OutOfMemoryArgs, OutOfMemoryBFS, choose_for_memory, gather_edges,
     in_memory_bytes, vertex_array_bytes)
+from rodinia_bfs.variants.push_pull_basic import beamer_direction
 
 from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources, ctypes_layouts,
-                     hiprtc_or_skip, nvrtc_or_skip, pairwise_params, sources_of, tiny_graphs)
+                     hiprtc_or_skip, nvrtc_or_skip, pairwise_params, scipy_levels, sources_of,
+                     tiny_graphs)
 
 
 def _graphs():
@@ -49,6 +52,61 @@ def test_every_mode_matches_the_reference(device, name, config):
     with OutOfMemoryBFS(device, graph, host_edges=mode, chunk_edges=37, block_size=64,
                         max_blocks=2, direction=direction) as step:
         check_sources(step, sorted(set(sources_of(graph)) | set(extra)))
+
+
+def nearest_start_levels(graph: CSRGraph, starts, depth=None) -> np.ndarray:
+    """Distance to the nearest start by scipy (scipy_levels from each start), -1 where no
+    start reaches or beyond ``depth``."""
+    each = scipy_levels(graph, list(starts)).reshape(len(starts), -1).astype(np.int64)
+    big = np.iinfo(np.int32).max
+    nearest = np.where(each < 0, big, each).min(axis=0)
+    limit = big - 1 if depth is None else depth
+    return np.where(nearest <= limit, nearest, -1).astype(np.int32)
+
+
+@pytest.mark.parametrize(*pairwise_params(
+    device=[32, 64], name=["awkward", "kronecker-9"],
+    config=[f"{m}-{d}" for m, d in MODE_DIRECTIONS], depth=["none", "0", "1", "3"]),
+    indirect=["device"])
+def test_several_sources_and_a_depth_limit(device, name, config, depth):
+    """Several starts (the hub, one of its neighbours, a vertex with no out-edges, the
+    last vertex) in every mode and direction, with depth limits of 0, 1 and 3 levels and
+    none: levels as scipy's, a forest by Graph500's rules, the levels expanded as steps
+    1-4 count them, and each level's frontier and, pushing, its out-edges read from host
+    memory (4 bytes each in the subgraph mode). Then a plain search on the same set-up."""
+    from rodinia_bfs.validate import check_parents
+
+    mode, direction = config.rsplit("-", 1)
+    limit = None if depth == "none" else int(depth)
+    graph = _graphs()[name]()
+    degrees = graph.degrees()
+    hub = int(np.argmax(degrees))
+    starts = sorted({hub, int(graph.neighbors(hub)[0]), graph.num_vertices - 1,
+                     *np.flatnonzero(degrees == 0)[:1].tolist()})
+    with OutOfMemoryBFS(device, graph, host_edges=mode, chunk_edges=37, block_size=64,
+                        max_blocks=2, direction=direction) as step:
+        run = step.search(None, sources=starts, depth_limit=limit)
+        levels, parents = step.results()
+        np.testing.assert_array_equal(levels, nearest_start_levels(graph, starts, limit))
+        check_parents(graph, None, levels, parents, sources=starts, depth_limit=limit)
+        unlimited = int(nearest_start_levels(graph, starts).max()) + 1  # levels expanded
+        assert run.iterations == len(step.last_records) == (
+            unlimited if limit is None else min(limit, unlimited))
+        assert run.frontier_sizes == np.bincount(levels[levels >= 0])[:run.iterations].tolist()
+        # Beamer's rule from the first frontier (every start) on: auto's directions.
+        n_f = np.bincount(levels[levels >= 0], minlength=run.iterations + 1)
+        m_f = np.bincount(levels[levels >= 0], weights=degrees[levels >= 0],
+                          minlength=run.iterations + 1).astype(np.int64)
+        going, previous, m_u = "push", 0, graph.num_edges - int(m_f[0])
+        for k, record in enumerate(step.last_records):
+            going = beamer_direction(going, n_f[k], m_f[k], m_u, graph.num_vertices, previous)
+            assert record.direction == (going if step.direction == "auto" else step.direction)
+            m_u, previous = m_u - int(m_f[k + 1]), n_f[k]
+            if record.direction == "push":
+                assert record.edges == int(m_f[k])
+            if mode == "subgraph":
+                assert record.bytes_htod == 4 * record.edges
+        check_run(step, starts[-1], step.run(starts[-1]))
 
 
 @pytest.mark.parametrize("threads", [1, 3])

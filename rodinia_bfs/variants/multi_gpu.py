@@ -193,6 +193,7 @@ class _Gpu(DeviceMemory):
     def __init__(self, rank: int, device: Device, part: Partition):
         super().__init__(device)
         self.rank, self.part = rank, part
+        self.h_starts = None  # pinned: the start vertices of a search from several
 
     def free(self) -> None:
         self.device.activate()  # its buffers are freed in its own context
@@ -206,6 +207,7 @@ class MultiGpuBFS(GPUStep):
     name = "multi_gpu"
     kernel_file = "multi_gpu.hip"
     returns_parents = True
+    takes_sources = True
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
@@ -295,6 +297,7 @@ class MultiGpuBFS(GPUStep):
             g.h_source = dev.host_malloc(
                 2 * max(int(pieces(g.degrees, defines).max(initial=1)), 1), np.int32)
         device.activate()
+        self._staged_frontier = None  # pinned, for _reset_many's frontier bitmap
         self.levels, self.parents = self.gpus[0].levels, self.gpus[0].parents
         self.collective: Collective | None = (
             open_collective(self.devices) if self.num_gpus > 1 else None)
@@ -356,11 +359,12 @@ class MultiGpuBFS(GPUStep):
                 f"{what}; use more GPUs (--gpus) or a larger --gpu-memory-limit")
     # [multi-gpu-budget-end]
 
-    def _reset(self, source: int) -> int:
+    def _reset(self, source: int) -> tuple[int, int]:
         """On every GPU: every level and parent -1, the source at level 0 and its own
         parent, and the source in the queue its degree there says (on the GPUs that
         have edges out of it); for a direction-optimizing search, the source alone in
-        the frontier bitmap too. Returns the source, for the host loop."""
+        the frontier bitmap too. Returns the first frontier's vertices and out-edges (1
+        and the source's degree), for Beamer's rule."""
         for g in self.gpus:
             dev, s = g.device, g.stream
             dev.activate()
@@ -393,9 +397,75 @@ class MultiGpuBFS(GPUStep):
                 g.h_word[0] = 1 << (source % 32)
                 dev.memcpy_htod_async(g.frontier.view(4 * (source // 32), 4), g.h_word, s)
         self.devices[0].activate()
-        return source
+        return 1, int(self.graph.offsets[source + 1] - self.graph.offsets[source])
 
-    def _host_loop(self, source: int, timer: LevelTimer) -> BFSResult:
+    # [multi-gpu-reset-many-begin]
+    def _reset_many(self, starts: np.ndarray) -> tuple[int, int]:
+        """Start state of a search from several vertices, on every GPU: the levels and
+        parents built once on the host (each start at level 0, its own parent) and
+        uploaded whole; each start in the queue its degree on that GPU says, on the GPUs
+        that have edges out of it; for a direction-optimizing search, every start in the
+        frontier bitmap. Returns the first frontier's vertices and out-edges."""
+        levels, parents, _ = self._start_state(starts)
+        if self.direction != "push":
+            bitmap = self._start_bitmap(starts)
+        for g in self.gpus:
+            dev, s = g.device, g.stream
+            dev.activate()
+            dev.memset(g.counts, 0, stream=s)
+            if self.exchange == "bitmap":
+                dev.memset(g.bits, 0, stream=s)
+            dev.memcpy_htod_async(g.levels.view(0, levels.nbytes), levels, s)
+            dev.memcpy_htod_async(g.parents.view(0, parents.nbytes), parents, s)
+            g.h_counts[:] = 0
+            for queue, ids in self._stage_starts(g, starts).items():
+                if ids.size:
+                    dev.memcpy_htod_async(g.queues[0][queue].view(0, ids.nbytes), ids, s)
+                    # A large vertex's pieces are (vertex, index) pairs: 2 ints each.
+                    g.h_counts[QUEUES.index(queue) * COUNTER_STRIDE] = (
+                        ids.size // 2 if queue == "large" else ids.size)
+            dev.memcpy_htod_async(g.counts.view(0, COUNTER_SET_BYTES), g.h_counts, s)
+            if self.direction != "push":
+                dev.memcpy_htod_async(g.frontier.view(0, bitmap.nbytes), bitmap, s)
+        self.devices[0].activate()
+        offsets = self.graph.offsets
+        return int(starts.size), int((offsets[starts + 1] - offsets[starts]).sum())
+
+    def _stage_starts(self, g: _Gpu, starts: np.ndarray) -> dict[str, np.ndarray]:
+        """The start vertices GPU ``g`` expands at level 0, in its pinned staging area by
+        queue: those with edges on it, small and medium ones as ids, large ones as one
+        (vertex, index) pair per piece."""
+        degrees = g.degrees[starts]
+        small = starts[(degrees > 0) & (degrees < self.defines["WARP_THRESHOLD"])]
+        medium = starts[(degrees >= self.defines["WARP_THRESHOLD"])
+                        & (degrees < self.defines["BLOCK_THRESHOLD"])]
+        large = starts[degrees >= self.defines["BLOCK_THRESHOLD"]]
+        cuts = pieces(g.degrees[large], self.defines)
+        need = small.size + medium.size + 2 * int(cuts.sum())
+        if g.h_starts is None or g.h_starts.size < need:
+            g.h_starts = g.device.host_malloc(max(need, 1), np.int32)
+        staged, at = g.h_starts, small.size + medium.size
+        staged[: small.size] = small
+        staged[small.size: at] = medium
+        pairs = staged[at: at + 2 * int(cuts.sum())]
+        pairs[0::2] = np.repeat(large, cuts)
+        pairs[1::2] = np.arange(int(cuts.sum())) - np.repeat(np.cumsum(cuts) - cuts, cuts)
+        return {"small": staged[: small.size], "medium": staged[small.size: at],
+                "large": pairs}
+    # [multi-gpu-reset-many-end]
+
+    def _start_bitmap(self, starts: np.ndarray) -> np.ndarray:
+        """The start vertices as a frontier bitmap (32-bit words), in pinned memory that
+        every GPU's upload reads."""
+        if self._staged_frontier is None:
+            self._staged_frontier = self.devices[0].host_malloc(max(self.words, 1), np.uint32)
+        bitmap = self._staged_frontier[: self.words]
+        bitmap.fill(0)
+        bits = np.left_shift(np.uint32(1), (starts % 32).astype(np.uint32))
+        np.bitwise_or.at(bitmap, starts // 32, bits)  # several starts may share a word
+        return bitmap
+
+    def _host_loop(self, start: tuple[int, int], timer: LevelTimer) -> BFSResult:
         n, gpus = self.graph.num_vertices, self.gpus
         exchange = self.collective is not None
         # A direction-optimizing search marks and merges on one GPU too: the merge keeps
@@ -406,16 +476,17 @@ class MultiGpuBFS(GPUStep):
         split = []  # per level: (compute ms, exchange ms), the slowest GPU's
         enqueued = [0] * len(gpus)
         pieces_in = [0] * len(gpus)
-        # Beamer's counts: the frontier's vertices and out-edges, those of the frontier
-        # before, and the out-edges of the vertices not reached yet.
-        source_edges = int(self.graph.offsets[source + 1] - self.graph.offsets[source])
-        rule = {"n_f": 1, "m_f": source_edges, "previous": 0,
-                "m_u": self.graph.num_edges - source_edges}
-        going, self.last_directions, reached = "push", [], 1
+        # Beamer's counts: the frontier's vertices and out-edges (at first the source's,
+        # or every start vertex's), those of the frontier before, and the out-edges of
+        # the vertices not reached yet.
+        start_vertices, start_edges = start
+        rule = {"n_f": start_vertices, "m_f": start_edges, "previous": 0,
+                "m_u": self.graph.num_edges - start_edges}
+        going, self.last_directions, reached = "push", [], start_vertices
 
         # [multi-gpu-host-loop-begin]
         level = 0
-        while True:
+        while level < self.max_levels:  # a depth_limit stops it early
             current, following = level % 2, (level + 1) % 2
             going = self._choose(going, rule)
             self.last_directions.append(going)
@@ -474,6 +545,11 @@ class MultiGpuBFS(GPUStep):
             if found == 0:
                 break  # no GPU discovered anything: the search is over
         # [multi-gpu-host-loop-end]
+        if level == 0:  # depth_limit=0: no level waited for the reset's uploads
+            for g in gpus:
+                g.device.activate()
+                g.stream.synchronize()
+            self.devices[0].activate()
 
         outcome = BFSResult(iterations=level)
         if exchange:  # the parents each GPU found, combined on the first (max of candidates)

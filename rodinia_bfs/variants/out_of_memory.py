@@ -175,6 +175,7 @@ class OutOfMemoryBFS(GPUStep):
     kernel_file = "out_of_memory.hip"
     returns_parents = True
     reports_frontier_sizes = True
+    takes_sources = True
 
     # [oom-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = 256, *,
@@ -261,10 +262,33 @@ class OutOfMemoryBFS(GPUStep):
         self.last_records: list[LevelRecord] = []
     # [oom-setup-end]
 
-    # The start state and the launch width are step 6's basic version's, on the same
-    # attributes (levels, parents, queues, h_source, max_blocks).
-    _reset = PushPullBasicBFS._reset
+    # The launch width is step 6's basic version's, on the same attribute (max_blocks).
     _grid = PushPullBasicBFS._grid
+
+    def _reset(self, source: int) -> tuple[int, int]:
+        """Every level and parent -1; the source at level 0, its own parent, alone in
+        the queue of level 0. Returns the first frontier's vertices and out-edges."""
+        dev, s = self.device, self.stream
+        dev.memset(self.levels, 0xFF, stream=s)
+        dev.memset(self.parents, 0xFF, stream=s)
+        dev.memset(self.levels.view(4 * source, 4), 0, stream=s)
+        self.h_source[0] = source
+        dev.memcpy_htod_async(self.parents.view(4 * source, 4), self.h_source, s)
+        dev.memcpy_htod_async(self.queues[0].view(0, 4), self.h_source, s)
+        return 1, int(self.degrees[source])
+
+    # [oom-reset-many-begin]
+    def _reset_many(self, starts: np.ndarray) -> tuple[int, int]:
+        """Start state of a search from several vertices: the levels and parents built on
+        the host and uploaded whole, every start vertex in the queue of level 0. The
+        edges are not touched, so every mode starts the same way."""
+        dev, s = self.device, self.stream
+        levels, parents, queue = self._start_state(starts)
+        dev.memcpy_htod_async(self.levels.view(0, levels.nbytes), levels, s)
+        dev.memcpy_htod_async(self.parents.view(0, parents.nbytes), parents, s)
+        dev.memcpy_htod_async(self.queues[0].view(0, queue.nbytes), queue, s)
+        return int(queue.size), int(self.degrees[starts].sum())
+    # [oom-reset-many-end]
 
     def _gather(self, frontier, sub_offsets, first: int, count: int, staging) -> None:
         """Gather the subgraph's edges [first, first + count) into ``staging``, in
@@ -316,12 +340,13 @@ class OutOfMemoryBFS(GPUStep):
     # [oom-subgraph-level-end]
 
     # [oom-host-loop-begin]
-    def _host_loop(self, source: int, timer: LevelTimer) -> BFSResult:
+    def _host_loop(self, start: tuple[int, int], timer: LevelTimer) -> BFSResult:
         dev, s, n = self.device, self.stream, self.graph.num_vertices
-        level, n_f, m_f, found = 0, 1, int(self.degrees[source]), 1
+        n_f, m_f = start  # the source (or every start vertex) and its out-edges
+        level, found = 0, n_f
         m_u = self.graph.num_edges - m_f  # edges out of the vertices not reached yet
         direction, previous, sizes, records = "push", 0, [], []
-        while n_f > 0:
+        while n_f > 0 and level < self.max_levels:  # a depth_limit stops it early
             sizes.append(n_f)
             dev.memset(self.counts, 0, stream=s)  # the next frontier starts empty
             if self.direction == "auto":
@@ -350,6 +375,8 @@ class OutOfMemoryBFS(GPUStep):
             timer.end_level()
             found += n_f  # each vertex is found once
             self._runaway_guard(level, found, n, "vertices found")
+        if level == 0:  # depth_limit=0: no level waited for the reset's uploads
+            s.synchronize()
         self.last_records = records
         return BFSResult(iterations=level, frontier_sizes=sizes)
     # [oom-host-loop-end]
