@@ -27,6 +27,8 @@ struct PersistentBasicArgs {
     bfs_u64* clocks;                // device_clock() at the start of each level, or null
     PersistentBasicStatus* status;  // written when the search ends
     vertex_t num_vertices;
-    vertex_t source;
+    vertex_t source;                // the source, or -1: the host put the starts in queue 0
+    vertex_t num_starts;            // the vertices queue 0 starts with (1 for a source)
+    level_t max_levels;             // the levels to expand at most (the depth limit)
 };
 // [persistent-basic-args-end]

@@ -24,11 +24,15 @@ persistent_basic(const PersistentBasicArgs a)
 
     // [persistent-basic-start-begin]
     // Level 0: the source alone in queue 0. Others read these only after the barrier.
+    // A search from several sources comes with its start vertices already in queue 0
+    // (and their levels and parents set) by the host: the kernel only needs their count.
     if (thread == 0) {
-        a.levels[a.source] = 0;
-        a.parents[a.source] = a.source;
-        a.queues[0] = a.source;
-        a.counts[0] = 1;
+        if (a.source >= 0) {
+            a.levels[a.source] = 0;
+            a.parents[a.source] = a.source;
+            a.queues[0] = a.source;
+        }
+        a.counts[0] = a.num_starts;
     }
     if (!grid_sync(a.barrier)) return;  // it gave up: the host reports the barrier's failure
     // [persistent-basic-start-end]
@@ -41,7 +45,7 @@ persistent_basic(const PersistentBasicArgs a)
         // the loop at the same level: none is left waiting at a barrier.
         const bfs_u32 size = a.counts[level % 3];
         if (thread == 0 && a.clocks) a.clocks[level] = device_clock();
-        if (size == 0) break;
+        if (size == 0 || level >= a.max_levels) break;  // done, or at the depth limit
         // A BFS has at most n levels, and a level at most n vertices: past that, a bug.
         if (level >= n || size > (bfs_u32)n) {
             error = 1;

@@ -11,9 +11,12 @@ from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, rodinia_graphgen
 from rodinia_bfs.kernels import kernel_headers, kernel_source
+from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.runtime.base import ceil_div
+from rodinia_bfs.validate import check_parents
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.edge_centric import EdgeCentricBFS, arc_sources
+from rodinia_bfs.variants.queue import QueueBFS
 
 from helpers import (AWKWARD_SOURCES, GRAPHS, check_run, check_sources, edit_kernel,
                      hiprtc_or_skip, nvrtc_or_skip, scipy_levels, sources_of, with_kernel)
@@ -89,6 +92,24 @@ def test_one_thread_per_arc_by_default(device, launches):
     with EdgeCentricBFS(device, graph, block_size=32) as step:
         check_run(step, 10, step.run(10))
     assert {grid for grid, _ in launches} == {ceil_div(graph.num_edges, 32)}
+
+
+@pytest.mark.parametrize("sources, depth_limit", [([0, 62], 3), ([10], 2), ([0, 62], None)])
+def test_a_depth_limit_stops_the_launches(device, launches, sources, depth_limit):
+    """One launch a level expanded, as step 2 counts them: the depth limit, or (without
+    one) every level the search has."""
+    graph = grid2d(9, 7)
+    expected = bfs_reference(graph, sources=sources, depth_limit=depth_limit)
+    with EdgeCentricBFS(device, graph, block_size=32) as step:
+        run = step.search(None, sources=sources, depth_limit=depth_limit)
+        levels, parents = step.results()
+    np.testing.assert_array_equal(levels, expected.levels)
+    check_parents(graph, None, levels, parents, sources=sources, depth_limit=depth_limit)
+    assert len(launches) == run.iterations
+    with QueueBFS(device, graph) as queue:
+        assert run.iterations == queue.search(None, sources=sources,
+                                              depth_limit=depth_limit).iterations
+    assert run.iterations == (expected.levels.max() + 1 if depth_limit is None else depth_limit)
 
 
 def test_parents_are_claimed_by_an_arc_into_the_vertex(device):

@@ -1,10 +1,10 @@
 """Step 5's basic kernel (``persistent_basic``): what is special to it.
 
 The step contract (tests/test_step_contract.py) runs it like every step; here: awkward
-graphs from several sources, a grid that strides over a queue larger than itself, the
-argument record's layout against the C header, and kernels broken on purpose (a block
-that skips the barrier, a claim that lets vertices in twice, a barrier that gives up)
-ending in a clear error, never a hang.
+graphs from several sources, a depth limit that stops the one launch mid-search, a grid
+that strides over a queue larger than itself, the argument record's layout against the
+C header, and kernels broken on purpose (a block that skips the barrier, a claim that
+lets vertices in twice, a barrier that gives up) ending in a clear error, never a hang.
 """
 
 import numpy as np
@@ -14,8 +14,11 @@ from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.kernels import kernel_headers
+from rodinia_bfs.reference import bfs_reference
+from rodinia_bfs.validate import check_parents
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.persistent_basic import ARGS, STATUS, PersistentBasicBFS
+from rodinia_bfs.variants.queue import QueueBFS
 
 from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources, edit_kernel,
                      hiprtc_or_skip, nvrtc_or_skip, with_kernel)
@@ -65,6 +68,45 @@ def test_grid_strides_over_a_larger_queue(device, graph, source):
         run = step.run(source, profile=True)
         check_run(step, source, run)
     assert len(run.level_times_ms) == run.iterations
+
+
+@pytest.mark.parametrize("kwargs, kernel_source", [
+    ({"source": 7, "depth_limit": 5}, 7),  # the kernel puts the source in
+    ({"sources": [150, 7, 151], "depth_limit": 4}, -1),  # the host stages queue 0
+    ({"sources": [7, 150]}, -1),  # no limit: the search ends when the queue is empty
+], ids=["one-source", "several", "no-limit"])
+def test_depth_limit_stops_the_launch_mid_search(device, kwargs, kernel_source):
+    """A one-way cycle of 301 vertices has hundreds of levels: the one cooperative launch
+    stops at the depth limit, leaves the vertices beyond it at -1, and reports the levels
+    it expanded, as step 2's host loop counts them."""
+    graph = cycle(301)
+    expected = bfs_reference(graph, **kwargs)
+    kwargs = {"source": None, **kwargs}  # search() takes a source or None
+    with PersistentBasicBFS(device, graph, **small_blocks(device)) as step:
+        run = step.search(**kwargs, profile=True)
+        assert int(step.h_args["source"][0]) == kernel_source
+        levels, parents = step.results()
+    np.testing.assert_array_equal(levels, expected.levels)
+    check_parents(graph, kwargs.get("source"), levels, parents,
+                  sources=kwargs.get("sources"), depth_limit=kwargs.get("depth_limit"))
+    with QueueBFS(device, graph) as queue:
+        assert run.iterations == queue.search(**kwargs).iterations
+    limit = kwargs.get("depth_limit")
+    assert run.iterations == (expected.levels.max() + 1 if limit is None else limit)
+    assert len(run.level_times_ms) == run.iterations
+
+
+@pytest.mark.parametrize("starts", [[3, 20], [3]])
+def test_depth_limit_zero_launches_nothing(device, starts):
+    """No level to expand: the start state is the result, and no launch is made."""
+    graph = cycle(30)
+    with PersistentBasicBFS(device, graph) as step:
+        step.launch = None  # a launch would fail
+        step.search(None, sources=starts, depth_limit=0)
+        levels, parents = step.results()
+    np.testing.assert_array_equal(np.flatnonzero(levels != -1), starts)
+    np.testing.assert_array_equal(levels[starts], 0)
+    np.testing.assert_array_equal(parents[starts], starts)
 
 
 @pytest.mark.parametrize("options, message", [

@@ -2,9 +2,10 @@
 
 What is special to it: both directions run, and are converted between, in one search;
 the direction of each level is Beamer's rule on the counts the kernels read back (the
-same as the rule on the reference levels); a directed graph is pulled through its
-in-lists; the kernels' argument records have the layout the host describes; the host
-rule itself on hand-made numbers; the guard that ends a broken kernel.
+same as the rule on the reference levels), from one source or several, up to a depth
+limit; a directed graph is pulled through its in-lists; the kernels' argument records
+have the layout the host describes; the host rule itself on hand-made numbers; the
+guard that ends a broken kernel.
 """
 
 import importlib.util
@@ -16,6 +17,7 @@ from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.reference import bfs_reference
+from rodinia_bfs.validate import check_parents
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.push_pull import rule_table
 from rodinia_bfs.variants.push_pull_basic import (ALPHA, BETA, LevelCounts, PushPullBasicArgs,
@@ -114,6 +116,41 @@ def test_both_directions_run(device, monkeypatch):
     assert kinds.count("push") == directions.count("push")
     # One conversion each way: into a bitmap before the first pull, back after the last.
     assert kinds.count("queue_to_bitmap") == 1 and kinds.count("bitmap_to_queue") == 1
+
+
+def beamer_directions(graph, levels):
+    """Beamer's rule on the counts of a finished search's levels, level 0 being every
+    start vertex: the directions its levels must take."""
+    degrees, reached = graph.degrees(), levels >= 0
+    n_fs = np.bincount(levels[reached]).tolist()
+    m_fs = np.bincount(levels[reached], weights=degrees[reached]).astype(int).tolist()
+    m_u, direction, previous, directions = graph.num_edges - m_fs[0], "push", 0, []
+    for n_f, m_f, next_m_f in zip(n_fs, m_fs, m_fs[1:] + [0]):
+        direction = beamer_direction(direction, n_f, m_f, m_u, graph.num_vertices, previous)
+        directions.append(direction)
+        m_u, previous = m_u - next_m_f, n_f
+    return directions
+
+
+@pytest.mark.parametrize("depth_limit", [None, 2])
+@pytest.mark.parametrize("direction", ["auto", "push", "pull"])
+def test_several_sources_and_a_depth_limit(device, direction, depth_limit):
+    """Level 0 is every start vertex, in the queue the host staged (a pull level turns
+    it into a bitmap first), and Beamer's rule counts them all; the search stops after
+    the depth limit's levels, as step 2's does."""
+    graph, low = kronecker_low_source()
+    starts = sorted({0, low, int(np.argmax(graph.degrees()))})
+    expected = bfs_reference(graph, sources=starts, depth_limit=depth_limit).levels
+    with PushPullBasicBFS(device, graph, block_size=96, max_blocks=2,
+                          direction=direction) as step:
+        result = step.search(None, sources=starts, depth_limit=depth_limit)
+        levels, parents = step.results()
+    np.testing.assert_array_equal(levels, expected)
+    check_parents(graph, None, levels, parents, sources=starts, depth_limit=depth_limit)
+    per_level = np.bincount(expected[expected >= 0]).tolist()[:depth_limit]
+    assert result.iterations == len(per_level) and result.frontier_sizes == per_level
+    want = beamer_directions(graph, expected) if direction == "auto" else [direction] * 99
+    assert step.last_directions == want[:result.iterations]
 
 
 def test_a_directed_graph_is_pulled_through_its_in_lists(device):

@@ -2,8 +2,8 @@
 
 What is special to it: the kernel and the block size of each level come from that
 level's profile alone (the host functions, on hand-made numbers, and the record of a
-search against them); both kernels and several block sizes run in one search; the
-answer never depends on the choice.
+search against them, from one source or several, up to a depth limit); both kernels
+and several block sizes run in one search; the answer never depends on the choice.
 """
 
 import numpy as np
@@ -11,6 +11,8 @@ import pytest
 
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, kronecker
+from rodinia_bfs.reference import bfs_reference
+from rodinia_bfs.validate import check_parents
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.adaptive_basic import AdaptiveBasicBFS, choose_block, choose_kernel
 
@@ -104,6 +106,34 @@ def test_each_level_is_chosen_from_its_profile(device, monkeypatch, name):
                 expected.append((kernel, choose_block(items, 100, device.warp_size, 256)))
                 m_u -= next_m_f
             assert step.last_choices == expected
+
+
+@pytest.mark.parametrize("depth_limit", [None, 2])
+def test_several_sources_and_a_depth_limit(device, monkeypatch, depth_limit):
+    """Level 0's profile counts every start vertex (n_f) and their edges (m_f); the
+    search stops after the depth limit's levels, as step 2's does."""
+    monkeypatch.setattr(device, "multiprocessor_count", 100)
+    graph = GRAPHS["kronecker-10"]()
+    degrees, n = graph.degrees(), graph.num_vertices
+    starts = sorted({0, n // 3, int(np.argmax(degrees))})
+    expected = bfs_reference(graph, sources=starts, depth_limit=depth_limit).levels
+    with AdaptiveBasicBFS(device, graph) as step:
+        result = step.search(None, sources=starts, depth_limit=depth_limit)
+        levels, parents = step.results()
+    np.testing.assert_array_equal(levels, expected)
+    check_parents(graph, None, levels, parents, sources=starts, depth_limit=depth_limit)
+    reached = expected >= 0
+    n_fs = np.bincount(expected[reached]).tolist()
+    m_fs = np.bincount(expected[reached], weights=degrees[reached]).astype(int).tolist()
+    m_u, want = graph.num_edges - m_fs[0], []
+    for n_f, m_f, next_m_f in zip(n_fs, m_fs, m_fs[1:] + [0]):
+        kernel = choose_kernel(n_f, m_f, m_u, n)
+        items = n_f if kernel == "push" else n
+        want.append((kernel, choose_block(items, 100, device.warp_size, 256)))
+        m_u -= next_m_f
+    assert step.last_choices == want[:depth_limit]
+    assert result.iterations == len(step.last_choices)
+    assert result.frontier_sizes == n_fs[:depth_limit]
 
 
 def test_both_kernels_and_several_shapes_in_one_search(device, monkeypatch):

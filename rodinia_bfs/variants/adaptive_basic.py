@@ -46,15 +46,16 @@ class AdaptiveBasicBFS(PushPullBasicBFS):
     """Push or pull, and the block size, chosen for each level from its profile."""
 
     name = "adaptive_basic"
+    takes_sources = True  # step 6's reset; the loop below stops at max_levels
 
     # [adaptive-basic-host-loop-begin]
-    def _host_loop(self, source: int, timer: LevelTimer) -> BFSResult:
+    def _host_loop(self, start, timer: LevelTimer) -> BFSResult:
         dev, n = self.device, self.graph.num_vertices
         level, frontier_in = 0, "queue"
-        n_f, m_f = 1, int(self.degrees[source])
+        n_f, m_f = self._first_counts(start)  # the source (or sources), and their edges
         m_u = self.graph.num_edges - m_f  # edges out of the vertices not reached yet
-        sizes, choices, found = [], [], 1
-        while n_f > 0:
+        sizes, choices, found = [], [], n_f
+        while n_f > 0 and level < self.max_levels:  # a depth_limit stops it early
             kernel = (choose_kernel(n_f, m_f, m_u, n, self.alpha, self.beta)
                       if self.direction == "auto" else self.direction)
             # A push level has a thread per frontier vertex, a pull level one per vertex

@@ -35,6 +35,7 @@ class EdgeCentricBFS(GPUStep):
     name = "edge_centric"
     kernel_file = "edge_centric.hip"
     returns_parents = True
+    takes_sources = True
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
@@ -78,12 +79,21 @@ class EdgeCentricBFS(GPUStep):
         self.h_source[0] = source
         dev.memcpy_htod_async(self.parents.view(4 * source, 4), self.h_source, s)
 
+    def _reset_many(self, starts) -> None:
+        """Start state of a search from several vertices: the levels and parents built on
+        the host and uploaded whole. The kernel needs nothing more: every start vertex
+        is at level 0, so the first launch expands them all."""
+        dev, s = self.device, self.stream
+        levels, parents, _ = self._start_state(starts)
+        dev.memcpy_htod_async(self.levels.view(0, levels.nbytes), levels, s)
+        dev.memcpy_htod_async(self.parents.view(0, parents.nbytes), parents, s)
+
     def _host_loop(self, start, timer: LevelTimer) -> BFSResult:
         dev, stream = self.device, self.stream
 
         # [edge-centric-host-loop-begin]
         level = 0
-        while True:
+        while level < self.max_levels:  # a depth_limit stops it early
             dev.memset(self.changed, 0, stream=stream)
             dev.launch(self.expand, self.grid, self.block_size,
                        (self.arc_sources, self.edges, self.num_arcs, self.levels,

@@ -25,7 +25,8 @@ STATUS = np.dtype([("levels", "<u4"), ("error", "<u4")], align=True)
 ARGS = np.dtype([
     ("offsets", "<u8"), ("edges", "<u8"), ("levels", "<u8"), ("parents", "<u8"),
     ("queues", "<u8"), ("counts", "<u8"), ("barrier", "<u8"), ("clocks", "<u8"),
-    ("status", "<u8"), ("num_vertices", "<i4"), ("source", "<i4"),
+    ("status", "<u8"), ("num_vertices", "<i4"), ("source", "<i4"), ("num_starts", "<i4"),
+    ("max_levels", "<i4"),
 ], align=True)
 # [persistent-basic-args-py-end]
 
@@ -40,6 +41,7 @@ class PersistentBasicBFS(GPUStep):
     name = "persistent_basic"
     kernel_file = "persistent_basic.hip"
     returns_parents = True
+    takes_sources = True
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
@@ -97,17 +99,39 @@ class PersistentBasicBFS(GPUStep):
         dev.memset(self.levels, 0xFF, stream=s)  # every int32 is -1
         dev.memset(self.parents, 0xFF, stream=s)
         dev.memset(self.state, 0, stream=s)
-        self.h_args["source"] = source
+        self.h_args["source"], self.h_args["num_starts"] = source, 1
+        self.h_args["max_levels"] = self.max_levels
     # [persistent-basic-reset-end]
 
-    def search(self, source: int, profile: bool = False) -> BFSResult:
+    # [persistent-basic-reset-many-begin]
+    def _reset_many(self, starts) -> None:
+        """Start state of a search from several vertices: the levels and parents built on
+        the host and uploaded whole, every start vertex in queue 0, and the record with
+        source -1 (the kernel puts nothing in), their number and the depth limit. One
+        start vertex (a depth-limited search from a source) costs what a plain one does,
+        unless no level is to run: then nothing is launched to put it in."""
+        if starts.size == 1 and self.max_levels > 0:
+            return self._reset(int(starts[0]))  # the kernel puts the source in
+        dev, s = self.device, self.stream
+        levels, parents, queue = self._start_state(starts)
+        dev.memcpy_htod_async(self.levels.view(0, levels.nbytes), levels, s)
+        dev.memcpy_htod_async(self.parents.view(0, parents.nbytes), parents, s)
+        dev.memcpy_htod_async(self.queues.view(0, queue.nbytes), queue, s)
+        dev.memset(self.state, 0, stream=s)
+        self.h_args["source"], self.h_args["num_starts"] = -1, queue.size
+        self.h_args["max_levels"] = self.max_levels
+    # [persistent-basic-reset-many-end]
+
+    def search(self, source: int | None, profile: bool = False, *, sources=None,
+               depth_limit: int | None = None) -> BFSResult:
         """The contract's search; with ``profile=True`` the kernel reads the device clock
         at the start of each level (the host sees no level end: it waits once)."""
         n = self.graph.num_vertices
         if profile and self.clocks is None:
             self.clocks = self._alloc(8 * (n + 1))  # a level may start at most n + 1 times
         self.h_args["clocks"] = self.clocks.ptr if profile else 0
-        outcome = super().search(source, profile=profile)
+        outcome = super().search(source, profile=profile, sources=sources,
+                                 depth_limit=depth_limit)
         if profile:
             ticks = self.device.from_device(self.clocks, outcome.iterations + 1, np.uint64)
             seconds = np.diff(ticks.astype(np.float64)) / self.device.clock_rate_hz
@@ -117,6 +141,10 @@ class PersistentBasicBFS(GPUStep):
     # [persistent-basic-host-loop-begin]
     def _host_loop(self, start, timer: LevelTimer) -> BFSResult:
         dev, stream = self.device, self.stream
+        if self.max_levels == 0:
+            # depth_limit=0: the start state is the answer. (The kernel would expand no
+            # level, and a status of 0 levels is what a barrier that gave up leaves.)
+            return BFSResult(iterations=0)
         self.launch(stream)  # hipModuleLaunchCooperativeKernel: the whole search
         dev.memcpy_dtoh_async(self.h_status, self.status, stream)
         stream.synchronize()  # the one wait

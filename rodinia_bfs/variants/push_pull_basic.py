@@ -85,6 +85,7 @@ class PushPullBasicBFS(GPUStep):
     kernel_file = "push_pull_basic.hip"
     returns_parents = True
     reports_frontier_sizes = True
+    takes_sources = True
 
     # [push-pull-basic-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = 256, *,
@@ -152,6 +153,25 @@ class PushPullBasicBFS(GPUStep):
         dev.memcpy_htod_async(self.queues[0].view(0, 4), self.h_source, s)
         return source
 
+    # [push-pull-basic-reset-many-begin]
+    def _reset_many(self, starts):
+        """Start state of a search from several vertices: the levels and parents built on
+        the host and uploaded whole, and every start vertex in the queue of level 0.
+        Returns the start vertices."""
+        dev, s = self.device, self.stream
+        levels, parents, queue = self._start_state(starts)
+        dev.memcpy_htod_async(self.levels.view(0, levels.nbytes), levels, s)
+        dev.memcpy_htod_async(self.parents.view(0, parents.nbytes), parents, s)
+        dev.memcpy_htod_async(self.queues[0].view(0, queue.nbytes), queue, s)
+        return starts
+
+    def _first_counts(self, start) -> tuple[int, int]:
+        """n_f and m_f of level 0, from what the reset returned: the source, or the
+        start vertices of a search from several."""
+        starts = np.atleast_1d(start)
+        return starts.size, int(self.degrees[starts].sum())
+    # [push-pull-basic-reset-many-end]
+
     def _grid(self, items: int, block: int) -> int:
         return max(1, min(ceil_div(items, block), self.max_blocks))
 
@@ -193,13 +213,13 @@ class PushPullBasicBFS(GPUStep):
         return int(self.h_counts.vertices), int(self.h_counts.edges)
 
     # [push-pull-basic-host-loop-begin]
-    def _host_loop(self, source: int, timer: LevelTimer) -> BFSResult:
+    def _host_loop(self, start, timer: LevelTimer) -> BFSResult:
         n = self.graph.num_vertices
         level, direction, frontier_in = 0, "push", "queue"
-        n_f, m_f = 1, int(self.degrees[source])  # the source alone, and its edges
+        n_f, m_f = self._first_counts(start)  # the source (or sources), and their edges
         m_u = self.graph.num_edges - m_f  # edges out of the vertices not reached yet
-        previous, sizes, directions, found = 0, [], [], 1
-        while n_f > 0:
+        previous, sizes, directions, found = 0, [], [], n_f
+        while n_f > 0 and level < self.max_levels:  # a depth_limit stops it early
             direction = self.choose(direction, n_f, m_f, m_u, previous)
             sizes.append(n_f)
             directions.append(direction)
