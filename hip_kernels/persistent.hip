@@ -54,6 +54,11 @@ persistent_grid(const PersistentArgs a, GridBarrier* barrier)
             mode = MODE_RUNAWAY;
             break;
         }
+        // [persistent-grid-depth-begin]
+        // A depth_limit: the frontier of level max_levels stays unexpanded, whichever
+        // kernel has it (the single block checks the same before each of its levels).
+        if (level >= a.max_levels) { mode = MODE_DONE; break; }
+        // [persistent-grid-depth-end]
         if (fits_single_block(small, medium, large)) {
             rebuild_bitmap(a.global_bitmap, a.levels, a.n);
             mode = MODE_SINGLE;

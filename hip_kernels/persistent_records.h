@@ -190,7 +190,8 @@ __device__ inline void stamp(LevelStamp* stamps, bfs_u32 capacity, level_t level
 // The arguments of the step's kernels: one record, filled in by the host once per
 // set-up (ARGS in rodinia_bfs/variants/persistent.py describes it field by field) and
 // passed by value, with what differs from one launch of a batch to the next beside it:
-// the single block's start, the grid's barrier. A kernel's arguments live in a constant
+// the single block's start, the grid's barrier. (max_levels changes only with a search's
+// depth_limit: the host writes it into the record before the search's first batch.) A kernel's arguments live in a constant
 // bank that every thread reads as it needs them: a record by value costs no registers
 // (a record read through a pointer would hold its fields in registers, and a block of
 // 1024 threads that needs more than 32 registers each leaves room for only one such
@@ -216,5 +217,6 @@ struct PersistentArgs {
     bfs_u32 large_capacity;
     bfs_u32 overflow_capacity;
     bfs_u32 stamp_capacity;
+    level_t max_levels;        // per search: the levels it may expand (its depth_limit)
 };
 // [persistent-args-end]

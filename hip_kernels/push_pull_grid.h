@@ -120,34 +120,49 @@ push_pull_bfs(const PushPullArgs a)
         // [push-pull-reset-begin]
         // The start state, written by the grid itself: the host launches once and sets
         // nothing else, where a memset or a copy per buffer would cost it a call each.
-        // Every level and parent -1 but the source's, every bitmap and counter zero, and
+        // Every bitmap and counter zero, every level and parent -1 but the source's, and
         // the source alone in the queue the host chose for it (it counted its pieces).
-        for (bfs_u32 v = thread; v < (bfs_u32)a.num_vertices; v += threads) {
-            const bool is_source = v == (bfs_u32)a.source;
-            a.levels[v] = is_source ? 0 : -1;
-            a.parents[v] = is_source ? a.source : -1;
-        }
         for (bfs_u32 w = thread; w < 3 * a.words; w += threads) a.bitmaps[w] = 0;
         for (bfs_u32 i = thread; i < a.count_words; i += threads) a.counts[i] = 0;
         for (bfs_u32 i = thread; i < a.tally_words; i += threads) a.tallies[i] = 0;
         for (bfs_u32 i = thread; i < a.path_words; i += threads) a.path_counts[i] = 0;
-        for (bfs_u32 p = thread; p < a.large_count; p += threads)
-            a.large_0[p] = Piece{a.source, p};
-        if (thread == 0 && a.small_count) a.small_0[0] = a.source;
-        if (thread == 0 && a.medium_count) a.medium_0[0] = a.source;
         if (thread == 0) a.status[STATUS_ERROR] = 0;  // read back by the host, bar the levels
+        // [push-pull-start-begin]
+        // From several start vertices (source -1) the host has written the levels, the
+        // parents and the queues of level 0 (each start where its degree says), and the
+        // grid leaves them as they are. (The same branch for every thread, once a search.)
+        if (a.source >= 0) {
+            for (bfs_u32 v = thread; v < (bfs_u32)a.num_vertices; v += threads) {
+                const bool is_source = v == (bfs_u32)a.source;
+                a.levels[v] = is_source ? 0 : -1;
+                a.parents[v] = is_source ? a.source : -1;
+            }
+            for (bfs_u32 p = thread; p < a.large_count; p += threads)
+                a.large_0[p] = Piece{a.source, p};
+            if (thread == 0 && a.small_count) a.small_0[0] = a.source;
+            if (thread == 0 && a.medium_count) a.medium_0[0] = a.source;
+        }
+        // [push-pull-start-end]
         if (!grid_sync(a.barrier)) GIVE_UP();
         // [push-pull-reset-end]
 
-        // Level 0: the source alone in its queue, top-down;
-        // m_f is the source's degree, m_u every other edge.
+        // Level 0: the start vertices in their queues (the source alone, or several),
+        // top-down; m_f is their degrees, m_u every other edge.
         st = SearchState{0, 0, 0, TOP_DOWN, 0, 0, a.small_count, a.medium_count,
-                         a.large_count, 1, a.source_edges, 0, a.num_edges - a.source_edges,
+                         a.large_count, a.start_vertices, a.start_edges, 0,
+                         a.num_edges - a.start_edges,
                          (bfs_u64)a.small_count + a.medium_count, a.large_count};
     }
     // [push-pull-kernel-end]
 
     for (;;) {
+        // [push-pull-depth-begin]
+        // A depth_limit: the frontier of level max_levels is found, and not expanded.
+        // (Every thread compares the same two values; without a limit max_levels is past
+        // any level.) Step 7's grid stops here too, whether it started the search or
+        // took it over from the single block, which checks the same before its levels.
+        if (st.level >= a.max_levels) break;
+        // [push-pull-depth-end]
         if (st.level >= a.num_vertices) {  // each level reaches a new vertex: a broken kernel
             if (thread == 0) a.status[STATUS_ERROR] = ERROR_RUNAWAY;
             break;

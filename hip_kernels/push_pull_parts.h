@@ -33,7 +33,7 @@
 // The kernel's arguments: one record passed by value (so that its fields stay in the
 // constant bank of kernel arguments, not in registers: step 5's argument record says
 // why), which the host fills in once per graph, and before each search with the fields
-// that change with the source. PushPullArgs in rodinia_bfs/variants/push_pull.py describes it
+// that change with the search. PushPullArgs in rodinia_bfs/variants/push_pull.py describes it
 // field by field. Step 7's three pointers are null in step 6.
 struct Control;     // step 7: persistent_records.h
 struct LevelStamp;  // likewise
@@ -63,7 +63,7 @@ struct PushPullArgs {
     bfs_u32* visited;          // step 7: the single block's visited bitmap
     LevelStamp* stamps;        // step 7: which kernel ran each level, stamp_capacity of them
     bfs_u64 num_edges;
-    bfs_u64 source_edges;      // per search: the source's degree
+    bfs_u64 start_edges;       // per search: the start vertices' degrees (m_f of level 0)
     vertex_t num_vertices;
     bfs_u32 active_count;
     bfs_u32 large_capacity;
@@ -73,10 +73,13 @@ struct PushPullArgs {
     bfs_u32 tally_words;
     bfs_u32 path_words;
     bfs_u32 stamp_capacity;
-    bfs_u32 small_count;       // per search: the source's queue (see the reset below)
+    bfs_u32 small_count;       // per search: the level-0 queues (see the reset below)
     bfs_u32 medium_count;
     bfs_u32 large_count;
-    vertex_t source;           // per search; step 7: -1 carries on from the Control record
+    vertex_t source;           // per search, or -1: several start vertices, staged by the
+                               // host; step 7: -1 carries on from the Control record
+    bfs_u32 start_vertices;    // per search: how many (n_f of level 0)
+    level_t max_levels;        // per search: the levels it may expand (its depth_limit)
 };
 // [push-pull-args-end]
 

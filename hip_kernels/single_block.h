@@ -16,9 +16,11 @@
 extern "C" __global__ void __launch_bounds__(SB_BLOCK_SIZE)
 persistent_single(const PersistentArgs a, vertex_t start)
 {
-    // A search begins with start = its source, at level 0, whatever the Control record
-    // holds (the host writes nothing to it); every other launch has start = -1 and
-    // carries on from the record, or returns at once when it is not its turn.
+    // A search from one source begins with start = the source, at level 0, whatever the
+    // Control record holds (the host writes nothing to it); every other launch has
+    // start = -1 and carries on from the record, or returns at once when it is not its
+    // turn. (A search from several sources begins with start = -1 too: the host has
+    // written the record as a hand-back at level 0 would leave it.)
     const bool fresh = start >= 0;
     if (!fresh && a.control->mode != MODE_SINGLE) {  // the grid's turn, or the end
         // Nothing new for the persistent_flush behind this launch: the one after this
@@ -63,18 +65,19 @@ persistent_single(const PersistentArgs a, vertex_t start)
     // [persistent-single-shared-end]
 
     // [persistent-single-start-begin]
-    // The vertices visited so far: none at level 0 (the block clears its bitmap itself,
-    // so the host has nothing to clear before a search); later, those of the global
-    // bitmap, which the grid rebuilt when it handed the frontier back.
+    // The vertices visited so far: none at a fresh start (the block clears its bitmap
+    // itself, so the host has nothing to clear before a search); later, those of the
+    // global bitmap, which the grid rebuilt when it handed the frontier back (or the host
+    // wrote: the start vertices of a search from several).
     const bfs_u32 words = bitmap_words(a.n);
-    if (level == 0) {
+    if (fresh) {
         for (bfs_u32 w = threadIdx.x; w < words; w += SB_BLOCK_SIZE) bitmap[w] = 0;
     } else if (SHARED_BITMAP) {
         for (bfs_u32 w = threadIdx.x; w < words; w += SB_BLOCK_SIZE)
             bitmap[w] = a.global_bitmap[w];
     }
-    const bfs_u32 small_count = level == 0 ? 0 : Q.count(level, SMALL);
-    const bfs_u32 medium_count = level == 0 ? 0 : Q.count(level, MEDIUM);
+    const bfs_u32 small_count = fresh ? 0 : Q.count(level, SMALL);
+    const bfs_u32 medium_count = fresh ? 0 : Q.count(level, MEDIUM);
     if (threadIdx.x < 3) counter[threadIdx.x] = LevelCount{0, 0, 0};
     #if SB_ROW_WIDTH > 0
     if (threadIdx.x == 0) expanded = 0;
@@ -82,12 +85,13 @@ persistent_single(const PersistentArgs a, vertex_t start)
     if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
     if (threadIdx.x == 0) broken = 0;
     __syncthreads();  // the bitmap and the counters are ready; the grid's counts are read
-    if (level == 0 && threadIdx.x == 0) {  // the host set every level and parent to -1
+    if (fresh && threadIdx.x == 0) {  // the host set every level and parent to -1
         add_to_bitmap(bitmap, source);
         a.levels[source] = 0;
         a.parents[source] = source;
     }
-    load_frontier(S, Q, level % 2, level, source, small_count, medium_count, &counter[level % 3]);
+    load_frontier(S, Q, level % 2, level, fresh, source, small_count, medium_count,
+                  &counter[level % 3]);
     // Every set of the grid's counters starts at zero for the hand-over below.
     for (bfs_u32 i = threadIdx.x; i < 3 * QUEUES * COUNTER_STRIDE; i += SB_BLOCK_SIZE)
         a.counts[i] = 0;
@@ -125,6 +129,12 @@ persistent_single(const PersistentArgs a, vertex_t start)
             mode = MODE_RUNAWAY;  // a BFS has at most n levels and queues n vertices
             break;
         }
+        // [persistent-single-depth-begin]
+        // A depth_limit: the frontier of level max_levels is found (and logged), and not
+        // expanded. (The same value in every thread; without a limit max_levels is past
+        // any level.)
+        if (level >= a.max_levels) { mode = MODE_DONE; break; }
+        // [persistent-single-depth-end]
         // (With rows, a level has at most SB_ROW_WIDTH edges a vertex.)
         const bfs_u32 edges_at_most = SB_ROW_WIDTH > 0 ? count * SB_ROW_WIDTH : total;
         if (count > SB_CAPACITY || edges_at_most > SB_EDGE_LIMIT) {

@@ -152,21 +152,23 @@ __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count
 #endif
 
 // [persistent-single-entry-begin]
-// Put the frontier the single block starts from into queue q: the source at level 0,
-// else what the grid handed back (its small and medium queues). Warp by warp, so that
-// append() sees whole warps.
+// Put the frontier the single block starts from into queue q: the source at a fresh
+// start, else what the grid handed back (its small and medium queues; at level 0 of a
+// search from several sources, the start vertices the host put there). Warp by warp, so
+// that append() sees whole warps.
 __device__ inline void load_frontier(const SingleBlock& S, const GridQueues& Q, int q,
-                                     level_t level, vertex_t source, bfs_u32 small_count,
-                                     bfs_u32 medium_count, LevelCount* counter)
+                                     level_t level, bool fresh, vertex_t source,
+                                     bfs_u32 small_count, bfs_u32 medium_count,
+                                     LevelCount* counter)
 {
-    const bfs_u32 count = level == 0 ? 1 : small_count + medium_count;
+    const bfs_u32 count = fresh ? 1 : small_count + medium_count;
     for (bfs_u32 base = warp_id() * WARP_SIZE; base < count; base += SB_BLOCK_SIZE) {
         const bfs_u32 i = base + lane_id();
         EdgeRecord found[1];
         vertex_t parent[1] = {-1};  // not logged: already written
         bfs_u32 mine = 0, edges = 0;
         if (i < count) {
-            const vertex_t v = level == 0 ? source
+            const vertex_t v = fresh ? source
                              : i < small_count ? Q.small(level)[i] : Q.medium(level)[i - small_count];
             found[0].vertex = v;
 #if SB_ROW_WIDTH == 0

@@ -13,7 +13,7 @@ import pytest
 
 from rodinia_bfs.errors import CompileError, DeviceError, RodiniaBFSError
 from rodinia_bfs.graphs.csr import CSRGraph
-from rodinia_bfs.graphs.generators import grid2d
+from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.persistent import (PersistentBFS, build_edge_records, build_rows,
@@ -315,6 +315,110 @@ def test_profile_comes_from_the_device(device):
     assert len(result.level_times_ms) == result.iterations and sum(result.level_times_ms) > 0
     assert profile["kernel"] == ["single"] * result.iterations
     assert profile["entries"] == frontier_sizes(result)
+
+
+# -- several sources and a depth limit ----------------------------------------------------------
+
+def nearest_start_levels(graph: CSRGraph, starts, depth_limit=None) -> np.ndarray:
+    """Each vertex's distance to the nearest of ``starts`` by scipy (-1 where none reaches
+    it or it lies past ``depth_limit``): an implementation we did not write."""
+    import scipy.sparse.csgraph
+
+    distances = scipy.sparse.csgraph.shortest_path(
+        graph.to_scipy(), unweighted=True, directed=True, indices=list(starts)).min(axis=0)
+    if depth_limit is not None:
+        distances[distances > depth_limit] = np.inf
+    return np.where(np.isinf(distances), -1, distances).astype(np.int32)
+
+
+def check_search(step, starts, depth_limit=None, profile=False):
+    """A search from ``starts`` (one of them: as a source) stopped at ``depth_limit``:
+    levels as scipy's distances to the nearest start, parents by Graph500's rules (each
+    start its own parent), and as many iterations as steps 1 to 4 report (every level
+    reached and one more that finds nothing, at most ``depth_limit``). Returns the result
+    and the levels."""
+    from rodinia_bfs.validate import check_parents
+
+    source, sources = (int(starts[0]), None) if len(starts) == 1 else (None, list(starts))
+    result = step.search(source, profile=profile, sources=sources, depth_limit=depth_limit)
+    levels, parents = step.results()
+    np.testing.assert_array_equal(levels, nearest_start_levels(step.graph, starts, depth_limit))
+    check_parents(step.graph, source, levels, parents, sources=sources, depth_limit=depth_limit)
+    unlimited = int(nearest_start_levels(step.graph, starts).max()) + 1
+    assert result.iterations == (unlimited if depth_limit is None else min(depth_limit, unlimited))
+    return result, levels
+
+
+def stopped_in(step, level: int) -> str:
+    """Which kernel had the frontier of ``level`` when the search ended there: each writes
+    its stamp for a level before it looks at the depth limit (step 7's grid writes an
+    end stamp instead, MODE_DONE: ``"done"``)."""
+    from rodinia_bfs.variants.persistent import LEVEL_STAMP
+
+    kind = int(step.device.from_device(step.stamps, level + 1, LEVEL_STAMP)["kernel"][level])
+    return {1: "single", 7: "single", 8: "single", 2: "grid", 6: "grid", 3: "done"}[kind]
+
+
+@pytest.mark.parametrize("config", ["switching", "rows-switching", "plain"])
+def test_depth_limit_in_either_kernel_and_at_the_hand_overs(device, config):
+    """On a grid from a corner the switching configurations run single, grid, single (the
+    plain one, which never hands back: single, grid). A depth limit in each run of levels,
+    and at and next to each hand-over, stops in the kernel that has that frontier, with
+    the frontier found (and, rows-switching, the log written out) but not expanded."""
+    graph = GRAPHS["grid-37x29"]()
+    with PersistentBFS(device, graph, **configs(device.warp_size)[config]) as step:
+        full, _ = check_search(step, [0], profile=True)
+        kernels = kernels_run(step)
+        over = kernels.index("grid")
+        back = len(kernels) - kernels[::-1].index("grid")  # the first level handed back
+        assert 2 < over < back - 2 and (back < full.iterations) == (config != "plain")
+        for depth in (0, 1, over - 1, over, over + 1, back - 1, back, back + 1,
+                      full.iterations - 1, full.iterations, full.iterations + 3):
+            result, _ = check_search(step, [0], depth, profile=True)
+            assert kernels_run(step) == kernels[:result.iterations]
+            if depth < full.iterations:
+                # A kernel looks at the limit before it hands its frontier over.
+                holder = "grid" if over < depth <= back else "single"
+                assert stopped_in(step, depth) == holder, depth
+
+
+@pytest.mark.parametrize("config", ["switching", "rows-switching"])
+def test_several_sources_start_in_the_single_block_or_the_grid(device, config):
+    """Start vertices that fit the single block's queue of 8 and its 24 edges start there
+    (the host writes the Control record as a hand-back at level 0 would); more of them
+    start in the grid, each in the queue its degree says. Either way, with and without a
+    depth limit, the levels are the distances to the nearest start."""
+    graph = GRAPHS["grid-37x29"]()
+    few = [0, 500, 1072]  # corners and the middle: 2 to 4 edges each
+    many = list(range(3, 1073, 89))  # 13 vertices
+    with PersistentBFS(device, graph, **configs(device.warp_size)[config]) as step:
+        for starts, first in ((few, "single"), (many, "grid")):
+            for depth in (None, 0, 1, 4):
+                check_search(step, starts, depth, profile=True)
+                if depth != 0:
+                    assert kernels_run(step)[0] == first
+        # A plain search after them starts clean.
+        check_run(step, 7, step.run(7))
+
+
+def test_several_sources_by_degree_in_the_grids_queues(device):
+    """A Kronecker graph's hubs and leaves as start vertices, with step 4's thresholds
+    small enough that they go to all three of the grid's queues (the hubs as their
+    pieces): exact at every depth."""
+    graph = kronecker(9, seed=4)
+    degrees = graph.degrees()
+    starts = sorted({*np.argsort(degrees)[-3:].tolist(), *np.flatnonzero(degrees == 2)[:4].tolist(),
+                     *np.flatnonzero(degrees == 6)[:3].tolist()})
+    options = dict(sb_block_size=device.warp_size, block_size=device.warp_size, sb_capacity=8,
+                   sb_edge_limit=24, warp_threshold=4, block_threshold=16, block_piece=8,
+                   max_grid_blocks=2)
+    with PersistentBFS(device, graph, **options) as step:
+        queues = [step.defines[k] for k in ("WARP_THRESHOLD", "BLOCK_THRESHOLD")]
+        assert queues == [4, 16] and min(degrees[starts]) < 4 and max(degrees[starts]) >= 16
+        for depth in (None, 0, 1, 2):
+            check_search(step, starts, depth, profile=True)
+            if depth != 0:
+                assert kernels_run(step)[0] == "grid"
 
 
 # -- never a hang ---------------------------------------------------------------------------

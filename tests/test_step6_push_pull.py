@@ -20,7 +20,7 @@ from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.validate import check_parents
 from rodinia_bfs.variants import STEPS
-from rodinia_bfs.variants.push_pull import PushPullBFS, rule_table, tunables
+from rodinia_bfs.variants.push_pull import ALPHA, PushPullBFS, rule_table, tunables
 
 import helpers
 from helpers import (awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip,
@@ -279,6 +279,49 @@ def test_reruns_start_clean(device):
     np.testing.assert_array_equal(again.levels, first.levels)
     check_run(graph, 11, again)
     assert "pull" in directions
+
+
+# -- several sources and a depth limit ----------------------------------------------------------
+
+def start_sets(graph) -> dict:
+    """The largest hub alone; vertices of every queue of level 0 (the second hub, leaves,
+    an isolated vertex); and the next hubs, none of which would pull level 0 alone, but
+    whose edges together outnumber m_u / ALPHA."""
+    degrees = graph.degrees()
+    by_degree = np.argsort(degrees, kind="stable")[::-1]
+    mixed = {int(by_degree[1]), *np.flatnonzero(degrees == 1)[:3].tolist(),
+             *np.flatnonzero(degrees == 0)[:1].tolist(), *np.flatnonzero(degrees == 7)[:2].tolist()}
+    edges = np.cumsum(degrees[by_degree[1:]])
+    enough = 1 + int(np.searchsorted(edges * (ALPHA + 1), graph.num_edges, side="right"))
+    return {"hub": [int(by_degree[0])], "mixed": sorted(mixed),
+            "pulling": sorted(by_degree[1:enough + 1].tolist())}
+
+
+@pytest.mark.parametrize(*pairwise_params(device=[32, 64], direction=["push", "pull", "auto"],
+                                          config=["default", "tiny", "one-block"]),
+                         indirect=["device"])
+def test_several_sources_and_a_depth_limit(device, direction, config):
+    """Searches from a hub, from vertices of every queue, and from hubs that pull level 0
+    together, each stopped at every depth: the levels are the distances to the nearest
+    start; the records of the levels run (n_f, direction) are those of the whole search;
+    and Beamer's rule takes level 0 from the starts' count and edges."""
+    from test_step5_persistent import check_search
+
+    graph = GRAPHS["kronecker-10"]()
+    degrees = graph.degrees()
+    with PushPullBFS(device, graph, direction=direction, **CONFIGS[config]) as step:
+        for name, starts in start_sets(graph).items():
+            full, levels = check_search(step, starts)
+            sizes, directions = step.records_of(full.iterations)
+            assert sizes == np.bincount(levels[levels >= 0]).tolist()
+            if direction == "auto":
+                assert directions == beamer_directions(graph, starts, levels)
+                if name == "pulling":
+                    assert directions[0] == "pull" and len(starts) > 1
+                    assert degrees[starts].max() * (ALPHA + 1) <= graph.num_edges
+            for depth in range(full.iterations + 1):
+                result, _ = check_search(step, starts, depth)
+                assert step.records_of(result.iterations) == (sizes[:depth], directions[:depth])
 
 
 def test_isolated_source(device):

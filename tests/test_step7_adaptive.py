@@ -11,11 +11,13 @@ from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.runtime.cpu_backend import kernel_names
 from rodinia_bfs.variants import STEPS
-from rodinia_bfs.variants.adaptive import HAND_BACK_AFTER, AdaptiveBFS
+from rodinia_bfs.variants.adaptive import CHOICES, HAND_BACK_AFTER, AdaptiveBFS
+from rodinia_bfs.variants.persistent import LEVEL_STAMP
 from rodinia_bfs.variants.push_pull import rule_table
 
 from helpers import GRAPHS, check_run, sources_of
-from test_step5_persistent import SMALL_BLOCKS, frontier_sizes, one_way, path_graph, spider
+from test_step5_persistent import (SMALL_BLOCKS, check_search, frontier_sizes, one_way, path_graph,
+                                   spider, stopped_in)
 
 #: Single-block queues of 16 entries and levels of at most 1024 edges: a frontier of
 #: more than 16 vertices goes to the grid, one of at most 8 comes back.
@@ -196,6 +198,73 @@ def test_profile_times_each_level(device):
         check_run(step, 0, result)
     assert len(result.level_times_ms) == result.iterations
     assert all(t >= 0 for t in result.level_times_ms)
+
+
+# -- several sources and a depth limit ----------------------------------------------------------
+
+def choices_of(step, iterations: int) -> list[str]:
+    """What ran each level of the last search (``run`` keeps it; ``search`` does not)."""
+    stamps = step.device.from_device(step.stamps, iterations, LEVEL_STAMP)
+    return [CHOICES.get(int(k), "?") for k in stamps["kernel"]]
+
+
+def test_depth_limit_in_either_kernel_and_at_the_hand_overs(device):
+    """The 40 x 40 mesh from a corner runs grid, single, grid, single. A depth limit at
+    each level stops in the kernel that has that frontier: the grid (which writes its end
+    stamp there) for the levels it runs and for one it would hand back, the single block
+    for the levels it runs and for one it would hand over."""
+    with AdaptiveBFS(device, grid2d(40, 40), **SWITCHING) as step:
+        full, _ = check_search(step, [0])
+        choices = choices_of(step, full.iterations)
+        assert runs(choices) == ["grid", "single", "grid", "single"]
+        kinds = ["single" if c == "single" else "grid" for c in choices]
+        changes = [i for i in range(1, len(kinds)) if kinds[i] != kinds[i - 1]]
+        for depth in sorted({0, 1, *(c + k for c in changes for k in (-1, 0, 1)), full.iterations}):
+            result, _ = check_search(step, [0], depth)
+            assert choices_of(step, result.iterations) == choices[:result.iterations]
+            if depth < full.iterations:
+                holder = "single" if depth > 0 and choices[depth - 1] == "single" else "done"
+                assert stopped_in(step, depth) == holder, depth
+
+
+@pytest.mark.parametrize("after", [1, HAND_BACK_AFTER])
+def test_several_sources_start_in_the_grid(device, after):
+    """The grid starts a search from several vertices as it starts one from a source
+    (the host stages them in its queues by degree, and its resume counts n_f and m_f).
+    With hand_back_after=1 a level 0 that fits the single block goes to it at once, from
+    the queues (not as a source alone); more starts than it holds stay in the grid."""
+    graph = grid2d(40, 40)
+    few, many = [0, 820, 1599], list(range(5, 1600, 37))
+    with AdaptiveBFS(device, graph, **SWITCHING, hand_back_after=after) as step:
+        for starts in (few, many):
+            for depth in (None, 0, 1, 3):
+                result, _ = check_search(step, starts, depth)
+                if result.iterations:
+                    first = choices_of(step, 1)[0]
+                    assert first == ("single" if after == 1 and starts is few else "push")
+        check_run(step, 44, step.run(44))  # a plain search after them starts clean
+
+
+def test_several_sources_pull_first(device):
+    """Hubs of a Kronecker graph whose edges together outnumber m_u / ALPHA (none alone
+    does): the grid's first level pulls, as Beamer's rule says from the starts' count
+    and edges; exact at every depth."""
+    graph = kronecker(10, seed=1)
+    degrees = graph.degrees()
+    by_degree = np.argsort(degrees, kind="stable")[::-1]
+    edges = np.cumsum(degrees[by_degree[1:]])
+    enough = 1 + int(np.searchsorted(edges * 16, graph.num_edges, side="right"))
+    starts = sorted(by_degree[1:enough + 1].tolist())
+    assert len(starts) > 1 and degrees[starts].max() * 16 <= graph.num_edges
+    with AdaptiveBFS(device, graph, **SWITCHING) as step:
+        full, levels = check_search(step, starts)
+        choices = choices_of(step, full.iterations)
+        assert choices[0] == "pull"
+        rows = rule_table(graph, starts, levels)
+        assert [c for c in choices if c != "single"] == [
+            rows[i]["direction"] for i, c in enumerate(choices) if c != "single"]
+        for depth in range(full.iterations + 1):
+            check_search(step, starts, depth)
 
 
 # Chapter 7's table (docs/tables/adaptive_levels.csv) is checked against what the

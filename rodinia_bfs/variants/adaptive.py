@@ -20,7 +20,7 @@ from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import Device, ceil_div
 from rodinia_bfs.variants import persistent, push_pull
-from rodinia_bfs.variants.base import check_fits
+from rodinia_bfs.variants.base import NO_DEPTH_LIMIT, check_fits
 from rodinia_bfs.variants.persistent import CARRY_ON, LEVEL_STAMP, PersistentBFS
 
 # [adaptive-tunables-begin]
@@ -78,6 +78,9 @@ class AdaptiveBFS(PersistentBFS):
     kernel_file = "adaptive.hip"
     #: Step 6's kernel runs the levels of a large frontier: step 5's grid is not built.
     grid_kernel = "push_pull_bfs"
+    #: Several sources (step 5's _reset_many, the grid first) and a depth limit (both
+    #: kernels stop at their records' max_levels).
+    takes_sources = True
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
@@ -176,7 +179,8 @@ class AdaptiveBFS(PersistentBFS):
         records["words"], records["stamp_capacity"] = self.words, n + 1
         records["count_words"] = self.counts.nbytes // 4
         records["tally_words"] = self.tallies.nbytes // 8
-        records["source"] = CARRY_ON
+        records["source"], records["start_vertices"] = CARRY_ON, 1
+        records["max_levels"] = NO_DEPTH_LIMIT
         for r in range(self.rounds):
             records["barrier"][1 + r] = self._barrier(r).ptr
         records["barrier"][0] = self._barrier(0).ptr  # the first launch of a search
@@ -207,7 +211,7 @@ class AdaptiveBFS(PersistentBFS):
             queues = (0, 0, ceil_div(degree, d["BLOCK_PIECE"]))
         # The record of the search's first grid launch: its source, degree and queue.
         start = self.grid_args[:1]
-        start["source"], start["source_edges"] = source, degree
+        start["source"], start["start_edges"] = source, degree
         start["small_count"], start["medium_count"], start["large_count"] = queues
 
     def _queue_batch(self, single, grids, start) -> None:
@@ -222,6 +226,21 @@ class AdaptiveBFS(PersistentBFS):
             start = CARRY_ON
             self._launch_single(single)
     # [adaptive-start-end]
+
+    # [adaptive-many-begin]
+    def _single_block_starts(self, starts, degrees) -> bool:
+        """The grid takes level 0 of a search from several vertices, as it takes a
+        source's (_queue_batch says why): step 5's _reset_many stages them in the grid's
+        queues by degree, with a Control record of level 0 whose turn is the grid's, and
+        the grid's resume counts their n_f and m_f for Beamer's rule."""
+        return False
+
+    def _limit_levels(self) -> None:
+        """The depth limit into the single block's records and the grid's."""
+        super()._limit_levels()
+        if self.grid_args["max_levels"][0] != self.max_levels:
+            self.grid_args["max_levels"] = self.max_levels
+    # [adaptive-many-end]
 
     def run(self, source: int, profile: bool = False) -> BFSResult:
         """One BFS, its levels and parents, and what ran each level

@@ -22,7 +22,7 @@ from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, ceil_div
 from rodinia_bfs.variants import balanced
-from rodinia_bfs.variants.base import GPUStep, LevelTimer, check_fits
+from rodinia_bfs.variants.base import NO_DEPTH_LIMIT, GPUStep, LevelTimer, check_fits
 
 # [persistent-tunables-begin]
 #: Threads of the single block: the most a block may have, for the widest levels.
@@ -93,7 +93,7 @@ ARGS = np.dtype([
     ("smalls", "<u8"), ("mediums", "<u8"), ("larges", "<u8"), ("counts", "<u8"),
     ("overflow", "<u8"), ("stamps", "<u8"), ("log", "<u8"), ("log_levels", "<u8"),
     ("n", "<i4"), ("large_capacity", "<u4"), ("overflow_capacity", "<u4"),
-    ("stamp_capacity", "<u4"),
+    ("stamp_capacity", "<u4"), ("max_levels", "<i4"),
 ], align=True)
 # [persistent-args-py-end]
 MODE_SINGLE, MODE_GRID, MODE_DONE, MODE_RUNAWAY, MODE_FAILED = 1, 2, 3, 4, 5
@@ -178,6 +178,21 @@ def build_edge_records(graph: CSRGraph) -> np.ndarray:
     return records
 
 
+def start_queues(starts: np.ndarray, degrees: np.ndarray, defines: dict) -> list[np.ndarray]:
+    """The start vertices of a search from several, as level 0 of the grid's queues: the
+    small ids, the medium ids, and the (vertex, piece) pairs of the large ones (int32),
+    each vertex in the queue its degree says, as step 4's kernel would have put it."""
+    degree = degrees[starts]
+    small = starts[degree < defines["WARP_THRESHOLD"]]
+    medium = starts[(degree >= defines["WARP_THRESHOLD"]) & (degree < defines["BLOCK_THRESHOLD"])]
+    large = starts[degree >= defines["BLOCK_THRESHOLD"]]
+    pieces = balanced.pieces_of(degrees[large], defines["BLOCK_THRESHOLD"], defines["BLOCK_PIECE"])
+    pairs = np.empty((int(pieces.sum()), 2), np.int32)
+    pairs[:, 0] = np.repeat(large, pieces)
+    pairs[:, 1] = np.arange(len(pairs)) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+    return [small, medium, pairs.reshape(-1)]
+
+
 class PersistentBFS(GPUStep):
     """The levels run on the device: a single block while the frontier is small, the
     whole grid (launched cooperatively) while it is large; the host waits once."""
@@ -190,6 +205,9 @@ class PersistentBFS(GPUStep):
     # ``iterations`` is the number of levels the kernels ran, as in the steps before,
     # although the host loop goes round once per batch of kernels, not once per level.
     one_level_per_iteration = True
+    # Several sources and a depth limit: the host stages the start (_reset_many), the
+    # kernels stop at the record's max_levels.
+    takes_sources = True
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
@@ -291,6 +309,7 @@ class PersistentBFS(GPUStep):
         # The kernels' argument records, passed by value: one for timed searches, one for
         # profiled ones (their stamps differ), filled in by _arguments.
         self.args = np.zeros(2, ARGS)
+        self.args["max_levels"] = NO_DEPTH_LIMIT
         self._record(False, self.no_stamps, 0)
         # With SB_LOG, the whole GPU writes out what the single block logged
         # (persistent_flush): the same launch behind every launch of the single block.
@@ -299,6 +318,7 @@ class PersistentBFS(GPUStep):
             [self._record_of(False)]) if log else None
         # Pinned host memory: the Control record comes back there.
         self.h_control = device.host_malloc(1, CONTROL)
+        self._staged_start = None  # pinned, for _reset_many: allocated by the first one
     # [persistent-setup-end]
 
     @staticmethod
@@ -359,6 +379,64 @@ class PersistentBFS(GPUStep):
         # search gives it the source (_host_loop), and it starts at level 0 from there.
         self.source = source
 
+    # [persistent-reset-many-begin]
+    def _reset_many(self, starts: np.ndarray) -> None:
+        """Start state of a search from several vertices, staged by the host as a
+        hand-back at level 0 would leave it: the levels and parents, the start vertices
+        in the grid's queues of level 0 with their counts, and a Control record that
+        gives level 0 to the single block or to the grid (:meth:`_single_block_starts`).
+        For the single block, the visited bitmap holds the starts."""
+        dev, s = self.device, self.stream
+        levels, parents, _ = self._start_state(starts)
+        if not self._cleared:
+            dev.memset(self.cleared, 0, stream=s)  # the grid barriers (and the bitmap)
+        n = self.graph.num_vertices
+        dev.memcpy_htod_async(self.levels.view(0, 4 * n), levels, s)
+        dev.memcpy_htod_async(self.parents.view(0, 4 * n), parents, s)
+        degrees = self.graph.degrees()
+        single = self._single_block_starts(starts, degrees)
+        # The single block reads small and medium queues alike: all the starts go to the
+        # small one. The grid reads each queue its own way: each start goes where its
+        # degree says.
+        queues = ([starts, starts[:0], starts[:0]] if single
+                  else start_queues(starts, degrees, self.defines))
+        control = np.zeros(1, CONTROL)
+        control["mode"] = MODE_SINGLE if single else MODE_GRID
+        control["source"] = -1
+        counts = np.zeros((3, len(balanced.QUEUES), balanced.COUNTER_STRIDE), np.uint32)
+        counts[0, :, 0] = [queues[0].size, queues[1].size, queues[2].size // 2]
+        words = ceil_div(n, 32)
+        parts = [*queues, counts.reshape(-1), control.view(np.int32)]
+        if single:
+            bits = np.zeros(32 * words, bool)
+            bits[starts] = True
+            parts.append(np.packbits(bits, bitorder="little").view(np.int32))
+        need = sum(part.size for part in parts)
+        if self._staged_start is None or self._staged_start.size < need:
+            self._staged_start = dev.host_malloc(need, np.int32)
+        at = 0
+        targets = [self.smalls, self.mediums, self.larges, self.counts, self.control,
+                   self.bitmap]
+        for part, target in zip(parts, targets):
+            staged = self._staged_start[at:at + part.size]
+            staged[:] = part
+            at += part.size
+            if part.size:
+                dev.memcpy_htod_async(target.view(0, 4 * part.size), staged, s)
+        # The single block's first launch carries on from the Control record.
+        self.source = int(CARRY_ON)
+
+    def _single_block_starts(self, starts: np.ndarray, degrees: np.ndarray) -> bool:
+        """Whether the single block takes level 0 of a search from ``starts``, as it takes
+        a source: where they fit it by the rule it applies to every level (no more than
+        its queue holds, no more edges than its limit, counted as it counts them: a
+        row's width each with rows), which sends a larger level 0 to the grid."""
+        limit = self.defines["SB_EDGE_LIMIT"]
+        edges = (starts.size * self.row_width if self.row_width
+                 else int(np.minimum(degrees[starts], limit + 1).sum()))
+        return starts.size <= self.sb_capacity and edges <= limit
+    # [persistent-reset-many-end]
+
     def _record_of(self, profile: bool) -> np.ndarray:
         """The argument record for timed (0) or profiled (1) searches: one element that
         a launch passes by value."""
@@ -393,11 +471,13 @@ class PersistentBFS(GPUStep):
         """The GridBarrier of the r-th grid launch of a batch."""
         return self.barriers.view(GRID_BARRIER_BYTES * r, GRID_BARRIER_BYTES)
 
-    def search(self, source: int, profile: bool = False) -> BFSResult:
+    def search(self, source: int | None, profile: bool = False, *, sources=None,
+               depth_limit: int | None = None) -> BFSResult:
         """The contract's search; with ``profile=True`` the level times come from the
         device clock (the levels run on the device: no host event falls between them)."""
         self._profile = profile
-        outcome = super().search(source, profile=profile)
+        outcome = super().search(source, profile=profile, sources=sources,
+                                 depth_limit=depth_limit)
         if profile:
             outcome.level_times_ms = self._level_times(outcome.iterations)
         return outcome
@@ -420,13 +500,16 @@ class PersistentBFS(GPUStep):
                 [dev.prepare_launch(self.grid, self.grid_blocks, self.block_size, args,
                                     cooperative=True) for args in grid_args])
         single, grids = self._launches[self._profile]
+        self._limit_levels()
 
         # [persistent-host-loop-begin]
         reached = -1  # the level the last batch stopped at
         #: How many times the host waited for the device in the last search.
         self.last_host_waits = 0
         self._cleared = False  # until this search has ended well
-        start = np.int32(self.source)  # the first launch starts the search from the source
+        # The first launch starts the search from the source, or (-1, several sources)
+        # carries on from the Control record that _reset_many wrote.
+        start = np.int32(self.source)
         while True:
             self._queue_batch(single, grids, start)
             start = CARRY_ON  # every later batch carries on
@@ -455,6 +538,13 @@ class PersistentBFS(GPUStep):
         # [persistent-host-loop-end]
         self._cleared = True
         return BFSResult(iterations=level)
+
+    def _limit_levels(self) -> None:
+        """The search's depth limit into the argument records, where the kernels check it
+        before each level. A launch reads its record when it is queued; the value changes
+        only with the depth_limit."""
+        if self.args["max_levels"][0] != self.max_levels:
+            self.args["max_levels"] = self.max_levels
 
     # [persistent-batch-begin]
     def _queue_batch(self, single, grids, start) -> None:

@@ -24,7 +24,7 @@ from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, DeviceBuffer, ceil_div
 from rodinia_bfs.variants.balanced import MAX_BLOCKS, QUEUES, BalancedBFS
 from rodinia_bfs.variants.balanced import tunables as balanced_tunables
-from rodinia_bfs.variants.base import LevelTimer, check_fits
+from rodinia_bfs.variants.base import NO_DEPTH_LIMIT, LevelTimer, check_fits
 
 # [push-pull-tunables-begin]
 #: Beamer's alpha: go bottom-up when the frontier's edges m_f exceed m_u / ALPHA, m_u
@@ -106,12 +106,12 @@ ARGS = np.dtype([
     ("bitmaps", "<u8"), ("counts", "<u8"), ("tallies", "<u8"), ("records", "<u8"),
     ("clocks", "<u8"), ("status", "<u8"), ("barrier", "<u8"), ("path_counts", "<u8"),
     ("control", "<u8"), ("visited", "<u8"), ("stamps", "<u8"),
-    ("num_edges", "<u8"), ("source_edges", "<u8"),
+    ("num_edges", "<u8"), ("start_edges", "<u8"),
     ("num_vertices", "<i4"), ("active_count", "<u4"), ("large_capacity", "<u4"),
     ("words", "<u4"), ("record_clocks", "<u4"), ("count_words", "<u4"),
     ("tally_words", "<u4"), ("path_words", "<u4"), ("stamp_capacity", "<u4"),
     ("small_count", "<u4"), ("medium_count", "<u4"), ("large_count", "<u4"),
-    ("source", "<i4"),
+    ("source", "<i4"), ("start_vertices", "<u4"), ("max_levels", "<i4"),
 ], align=True)
 # [push-pull-args-py-end]
 
@@ -157,6 +157,9 @@ class PushPullBFS(BalancedBFS):
     path_count_slots = 2 * len(QUEUES) + 2
     #: The kernel records each level's frontier size (:meth:`run` downloads them).
     reports_frontier_sizes = True
+    #: Several sources (:meth:`_reset_many`) and a depth limit (the kernel stops at the
+    #: record's max_levels).
+    takes_sources = True
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
@@ -246,6 +249,7 @@ class PushPullBFS(BalancedBFS):
         self.h_args["count_words"] = self.counts.nbytes // 4
         self.h_args["tally_words"] = self.tallies.nbytes // 8
         self.h_args["path_words"] = self.path_counts.nbytes // 8
+        self.h_args["max_levels"] = NO_DEPTH_LIMIT
         self.launch = device.prepare_launch(self.kernel, self.grid, block_size, [self.h_args],
                                             cooperative=True)
     # [push-pull-setup-end]
@@ -280,15 +284,33 @@ class PushPullBFS(BalancedBFS):
         after a search that failed (a barrier that gave up stays failed). Returns the
         lengths of the source's queues at level 0: the source's pieces in the large
         queue, or the source alone in the small one if it has no edges."""
-        if not self._control_clean:
-            self.device.memset(self.control, 0, stream=self.stream)
-            self._control_clean = True
-        self.source = source
+        self._clean_control()
         degree = int(self.degrees[source])
+        self.source, self.start_edges, self.start_vertices = source, degree, 1
         if degree == 0:
             return [1, 0, 0]
         return [0, 0, ceil_div(degree, self.block_piece)]
     # [push-pull-source-end]
+
+    def _clean_control(self) -> None:
+        """Zero the status and the grid barrier where the last search left them dirty."""
+        if not self._control_clean:
+            self.device.memset(self.control, 0, stream=self.stream)
+            self._control_clean = True
+
+    # [push-pull-reset-many-begin]
+    def _reset_many(self, starts) -> list[int]:
+        """Start state of a search from several vertices: step 4's (the levels and
+        parents built on the host and uploaded, each start vertex in the queue of level 0
+        its degree says), and source -1, which tells the kernel to leave them as they
+        are. Level 0 has the starts' count as n_f and their degrees as m_f, so Beamer's
+        rule may take it bottom-up as it would a source of that many edges."""
+        self._clean_control()
+        queues = super()._reset_many(starts)
+        self.source, self.start_vertices = -1, int(starts.size)
+        self.start_edges = int(self.degrees[starts].sum())
+        return queues
+    # [push-pull-reset-many-end]
 
     # [push-pull-search-begin]
     def _host_loop(self, start: list[int], timer: LevelTimer) -> BFSResult:
@@ -298,8 +320,10 @@ class PushPullBFS(BalancedBFS):
         if profile and self.clocks.nbytes < 8 * (self.graph.num_vertices + 1):
             self.clocks = self._alloc(8 * (self.graph.num_vertices + 1))
         args["clocks"], args["record_clocks"] = self.clocks.ptr, profile
-        # What differs from one search to the next: the source, its degree, its queue.
-        args["source"], args["source_edges"] = self.source, self.degrees[self.source]
+        # What differs from one search to the next: the source (or -1, several), the
+        # start vertices' count and degrees, their queues, and the depth limit.
+        args["source"], args["start_edges"] = self.source, self.start_edges
+        args["start_vertices"], args["max_levels"] = self.start_vertices, self.max_levels
         args["small_count"], args["medium_count"], args["large_count"] = start
         self.launch(self.stream)
         self.device.memcpy_dtoh_async(self.h_control, self.control, self.stream)
@@ -322,11 +346,13 @@ class PushPullBFS(BalancedBFS):
         raise DeviceError(f"{self.name} BFS did not finish: {problem} "
                           f"(after {int(status[STATUS_LEVELS])} levels)")
 
-    def search(self, source: int, profile: bool = False) -> BFSResult:
+    def search(self, source: int | None, profile: bool = False, *, sources=None,
+               depth_limit: int | None = None) -> BFSResult:
         """One BFS from ``source`` (the contract's search: check, reset, host loop). With
         ``profile=True`` the kernel reads the device's clock at each level
         (``device_clock`` in ``bfs_common.h``): still one launch, and a time per level."""
-        outcome = super().search(source, profile=profile)
+        outcome = super().search(source, profile=profile, sources=sources,
+                                 depth_limit=depth_limit)
         if profile:
             ticks = self.device.from_device(self.clocks, outcome.iterations + 1, np.uint64)
             seconds = np.diff(ticks.astype(np.float64)) / self.device.clock_rate_hz
@@ -365,17 +391,18 @@ class PushPullBFS(BalancedBFS):
 
 
 # [push-pull-rule-host-begin]
-def rule_table(graph: CSRGraph, source: int, levels: np.ndarray, alpha: int = ALPHA,
+def rule_table(graph: CSRGraph, source, levels: np.ndarray, alpha: int = ALPHA,
                beta: int = BETA) -> list[dict]:
     """Beamer's rule on the host, level by level, from the levels of a finished search
     and the out-degrees: the counts the kernel sums on the device (n_f, m_f, m_u) and
-    the direction it must then take. The chapter's table, and the tests' check."""
+    the direction it must then take. The chapter's table, and the tests' check.
+    ``source`` may be a list: the start vertices of a search from several."""
     degrees = graph.degrees()
     reached = levels >= 0
     vertices = np.bincount(levels[reached])
     edges = np.bincount(levels[reached], weights=degrees[reached]).astype(np.int64)
     n = graph.num_vertices
-    unvisited = graph.num_edges - int(degrees[source])
+    unvisited = graph.num_edges - int(degrees[np.atleast_1d(source)].sum())
     direction, previous, rows = "push", 0, []
     for level, (n_f, m_f) in enumerate(zip(vertices.tolist(), edges.tolist())):
         if direction == "push" and m_f * alpha > unvisited and n_f > previous:
