@@ -344,10 +344,10 @@ class PreparedGraph:
         ``source``: the start vertex; or ``sources=[...]``, several at once (multi-source
         BFS: ``levels[v]`` is the distance from ``v``'s nearest source, and each source
         is its own parent). ``depth_limit``: expand at most that many levels; vertices
-        farther away get level and parent ``-1``. Both work on the reference and on the
-        steps whose :meth:`~rodinia_bfs.variants.base.GPUStep.takes_search_options` says
-        so (steps 1 to 4); the others raise :class:`~rodinia_bfs.errors.ArgumentError`
-        naming those that do. ``parents=False`` skips the parents (``None`` comes back,
+        farther away get level and parent ``-1``. Both work on the reference and on every
+        step (each one's :meth:`~rodinia_bfs.variants.base.GPUStep.takes_search_options`
+        says so; a step that did not would raise :class:`~rodinia_bfs.errors.ArgumentError`
+        naming those that do). ``parents=False`` skips the parents (``None`` comes back,
         and a GPU step downloads only the levels).
 
         Where the arrays live:

@@ -27,7 +27,10 @@ from rodinia_bfs.variants import STEPS
 
 from helpers import awkward_graph
 
-MULTI_SOURCE_STEPS = ("rodinia", "queue", "privatized", "balanced")
+#: Every step: each searches from several sources and stops at a depth limit.
+MULTI_SOURCE_STEPS = ("rodinia", "queue", "privatized", "balanced", "edge_centric",
+                      "persistent_basic", "persistent", "push_pull_basic", "push_pull",
+                      "adaptive_basic", "adaptive", "multi_gpu", "out_of_memory")
 
 
 @pytest.fixture(scope="module", params=[32, 64], ids=["warp32", "warp64"])
@@ -144,11 +147,18 @@ def test_steps_that_cannot_refuse_in_one_line():
 
 def test_a_step_that_writes_its_own_reset_does_not_inherit_the_claim():
     class OwnReset(STEPS["balanced"]):
+        name = "own_reset"
+
         def _reset(self, source):
             return super()._reset(source)
 
     assert STEPS["balanced"].takes_search_options()
     assert not OwnReset.takes_search_options()
+    able = ", ".join(name for name, step in STEPS.items() if step.takes_search_options())
+    with pytest.raises(ArgumentError, match=re.escape(
+            f"the own_reset step does not support sources= and depth_limit= yet; "
+            f"variants that do: reference, {able}")):
+        OwnReset.check_search_options([1, 2], 3)
 
 
 @pytest.mark.parametrize("kwargs, error, message", [

@@ -213,11 +213,14 @@ class GPUStep(ABC):
         """The start state of a search from ``starts`` in pinned host memory, for
         ``_reset_many`` to upload: ``levels`` (-1, and 0 at each start), ``parents`` (-1,
         and each start its own), and ``starts`` itself. The buffers are allocated at the
-        first such search and reused: the previous search's uploads have finished, since
-        every host loop waits on its stream."""
+        first such search and reused: before they are overwritten, the stream is waited for,
+        so that no upload of the previous search still reads them (a search with
+        ``depth_limit=0`` runs no level, and its host loop may return without waiting)."""
         n, k = self.graph.num_vertices, starts.size
         if self._staged is None:
             self._staged = tuple(self.device.host_malloc(max(n, 1), np.int32) for _ in range(3))
+        else:
+            self.stream.synchronize()
         levels, parents, staged_starts = (a[:n] for a in self._staged)
         levels.fill(-1)
         parents.fill(-1)
