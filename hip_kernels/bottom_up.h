@@ -1,9 +1,10 @@
 // bottom_up.h: the bottom-up ("pull") sweep of step 6, shared by push_pull.hip and by
-// step 8's multi_gpu.hip: the frontier as a bitmap, the sweep over the unvisited
-// vertices that looks for one parent each among their in-edges, and the tally of what
-// it found (n_f and m_f of the next frontier, for Beamer's rule).
+// step 8's multi_gpu.hip: the frontier as a bitmap, and the sweep over the unvisited
+// vertices that looks for one parent each among their in-edges and counts what it
+// found (n_f and m_f of the next frontier, for Beamer's rule) in a Tally.
 #pragma once
-#include "frontier.h"
+#include "frontier.h"  // QUEUES: where the sweep's path counts go, after the queues'
+#include "tally.h"
 
 #if !defined(BU_PROBE) || !defined(BU_WARP_THRESHOLD)
 #error "bottom_up.h needs -DBU_PROBE and -DBU_WARP_THRESHOLD (push_pull.py's tunables)"
@@ -21,31 +22,6 @@ __device__ inline int lowest_lane(lane_mask_t mask) { return __ffsll((long long)
     do {                         \
     } while (0)
 #endif
-
-// [push-pull-tally-begin]
-// Add every thread's tally to the global one: a sum across the warp by shuffles, one
-// shared-memory atomic per warp, one global atomic per block. Every thread calls it.
-__device__ inline void add_tally(Tally found, bfs_u64* block_tally, bfs_u64* tally)
-{
-    for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
-        found.vertices += (bfs_u64)warp_shfl((bfs_i64)found.vertices, (int)(lane_id() ^ offset));
-        found.edges += (bfs_u64)warp_shfl((bfs_i64)found.edges, (int)(lane_id() ^ offset));
-    }
-    if (lane_id() == 0 && found.vertices > 0) {
-        atomicAdd(&block_tally[0], found.vertices);
-        atomicAdd(&block_tally[1], found.edges);
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        if (block_tally[0] > 0) {
-            atomicAdd(&tally[0], block_tally[0]);
-            atomicAdd(&tally[1], block_tally[1]);
-        }
-        block_tally[0] = 0;
-        block_tally[1] = 0;
-    }
-}
-// [push-pull-tally-end]
 
 // What the bottom-up sweep reads and writes.
 struct Sweep {

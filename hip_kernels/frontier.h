@@ -13,6 +13,9 @@
 // hundred thousand edges is expanded by many blocks at once. What a block discovers is
 // collected in block-local queues in shared memory and copied out at the end of the
 // level, as in step 3.
+//
+// Steps 5 and 8 expand with these gathers as they are; step 6's top-down levels extend
+// them (top_down.h).
 #pragma once
 #include "bfs_common.h"
 
@@ -79,13 +82,6 @@ struct LocalQueues {
 };
 // [balanced-local-end]
 
-// What a thread claimed: the vertices and their out-edges (the next frontier's n_f and
-// m_f, which step 6 needs to choose its direction).
-struct Tally {
-    bfs_u64 vertices;
-    bfs_u64 edges;
-};
-
 // What every thread of a level reads and writes, gathered so the device functions
 // below take one argument instead of twenty.
 struct Level {
@@ -100,7 +96,6 @@ struct Level {
     bfs_u32* next_counts;  // SMALL, MEDIUM and LARGE, COUNTER_STRIDE apart
     LocalQueues* local;    // this block's, in shared memory
     bfs_u64* path_counts;  // what each path expanded (BFS_COUNT_PATHS builds only)
-    Tally* found;          // where this thread counts what it claims, or null (step 4)
 };
 
 // [balanced-enqueue-begin]
@@ -147,56 +142,9 @@ __device__ inline void visit(const Level& L, vertex_t v, edge_t e)
     if (atomicCAS(&L.levels[u], -1, L.next_level) == -1) {
         L.parents[u] = v;
         enqueue(L, u, degree);
-        if (L.found) {
-            L.found->vertices += 1;
-            L.found->edges += (bfs_u64)degree;
-        }
     }
 }
 // [balanced-visit-end]
-
-// [visit-batch-begin]
-// VISIT_BATCH edges of v at once: e, e + stride, ... (those before end). Each visit is
-// a chain of loads: the edge, then its target's level, then the target's degree and the
-// claim. One thread's visits, one after another, wait for their chains in turn; here
-// the loads of all VISIT_BATCH edges go out together, then all their levels, then all
-// their claims. Steps 4 and 5 take one edge at a time (VISIT_BATCH 1: visit() alone);
-// step 6 sets more (its tunables, push_pull.py).
-#ifndef VISIT_BATCH
-#define VISIT_BATCH 1
-#endif
-#if VISIT_BATCH < 1
-#error "VISIT_BATCH must be at least 1"
-#endif
-__device__ inline void visit_batch(const Level& L, vertex_t v, edge_t e, edge_t stride, edge_t end)
-{
-#if VISIT_BATCH == 1
-    (void)stride;
-    (void)end;
-    visit(L, v, e);
-#else
-    vertex_t u[VISIT_BATCH];
-    bool claimed[VISIT_BATCH];
-    edge_t degree[VISIT_BATCH];
-    for (int k = 0; k < VISIT_BATCH; k++) u[k] = e + k * stride < end ? L.edges[e + k * stride] : -1;
-    for (int k = 0; k < VISIT_BATCH; k++) claimed[k] = u[k] >= 0 && L.levels[u[k]] == -1;
-    for (int k = 0; k < VISIT_BATCH; k++) {
-        if (!claimed[k]) continue;  // reached already: no atomic needed
-        degree[k] = L.offsets[u[k] + 1] - L.offsets[u[k]];
-        claimed[k] = atomicCAS(&L.levels[u[k]], -1, L.next_level) == -1;
-    }
-    for (int k = 0; k < VISIT_BATCH; k++) {
-        if (!claimed[k]) continue;
-        L.parents[u[k]] = v;
-        enqueue(L, u[k], degree[k]);
-        if (L.found) {
-            L.found->vertices += 1;
-            L.found->edges += (bfs_u64)degree[k];
-        }
-    }
-#endif
-}
-// [visit-batch-end]
 
 #ifdef BFS_COUNT_PATHS
 // For the tests: how many queue entries each path expanded, and their edges.
@@ -229,62 +177,39 @@ __device__ inline void expand_large(const Level& L, const Piece* large, bfs_u32 
         const edge_t begin = L.offsets[v] + (edge_t)large[p].index * BLOCK_PIECE;
         const edge_t end = begin + BLOCK_PIECE < list_end ? begin + BLOCK_PIECE : list_end;
         if (threadIdx.x == 0) COUNT_PATH(LARGE, end - begin);
-        for (edge_t e = begin + threadIdx.x; e < end; e += BLOCK_SIZE * VISIT_BATCH)
-            visit_batch(L, v, e, BLOCK_SIZE, end);
+        for (edge_t e = begin + threadIdx.x; e < end; e += BLOCK_SIZE) visit(L, v, e);
     }
 }
 // [balanced-block-end]
 
 // [balanced-warp-begin]
-// A whole warp per medium vertex: the lanes stride over its list together. With
-// log_share > 0 (step 6, when the queue is shorter than the grid has warps),
-// 2^log_share warps share each vertex, each taking every 2^log_share-th trip.
+// A whole warp per medium vertex: the lanes stride over its list together.
 __device__ inline void expand_medium(const Level& L, const vertex_t* medium, bfs_u32 count,
-                                     bfs_u32 first_warp, bfs_u32 warps, bfs_u32 log_share = 0)
+                                     bfs_u32 first_warp, bfs_u32 warps)
 {
-    const edge_t stride = (edge_t)WARP_SIZE << log_share;  // the lanes of the sharing warps
-    for (bfs_u32 w = first_warp; w < (count << log_share); w += warps) {
-        const vertex_t v = medium[w >> log_share];  // the same w, so the same v, in every lane
-        const bfs_u32 part = w & ((1u << log_share) - 1);
+    for (bfs_u32 w = first_warp; w < count; w += warps) {
+        const vertex_t v = medium[w];  // the same w, so the same v, in every lane
         const edge_t end = L.offsets[v + 1];
-        if (lane_id() == 0 && part == 0) COUNT_PATH(MEDIUM, end - L.offsets[v]);
-        for (edge_t e = L.offsets[v] + (edge_t)part * WARP_SIZE + lane_id(); e < end;
-             e += stride * VISIT_BATCH)
-            visit_batch(L, v, e, stride, end);
+        if (lane_id() == 0) COUNT_PATH(MEDIUM, end - L.offsets[v]);
+        for (edge_t e = L.offsets[v] + lane_id(); e < end; e += WARP_SIZE) visit(L, v, e);
     }
 }
 // [balanced-warp-end]
 
 // [balanced-thread-begin]
 // A thread per small vertex, as in steps 2 and 3: its list is shorter than a warp is
-// wide, so its warp waits at most WARP_THRESHOLD - 1 trips for it. With log_share > 0,
-// 2^log_share neighbouring threads share each vertex, as above.
+// wide, so its warp waits at most WARP_THRESHOLD - 1 trips for it.
 __device__ inline void expand_small(const Level& L, const vertex_t* small, bfs_u32 count,
-                                    bfs_u32 first_thread, bfs_u32 threads, bfs_u32 log_share = 0)
+                                    bfs_u32 first_thread, bfs_u32 threads)
 {
-    const edge_t stride = (edge_t)1 << log_share;
-    for (bfs_u32 t = first_thread; t < (count << log_share); t += threads) {
-        const vertex_t v = small[t >> log_share];
-        const bfs_u32 part = t & ((1u << log_share) - 1);
+    for (bfs_u32 t = first_thread; t < count; t += threads) {
+        const vertex_t v = small[t];
         const edge_t end = L.offsets[v + 1];
-        if (part == 0) COUNT_PATH(SMALL, end - L.offsets[v]);
-        for (edge_t e = L.offsets[v] + part; e < end; e += stride * VISIT_BATCH)
-            visit_batch(L, v, e, stride, end);
+        COUNT_PATH(SMALL, end - L.offsets[v]);
+        for (edge_t e = L.offsets[v]; e < end; e++) visit(L, v, e);
     }
 }
 // [balanced-thread-end]
-
-// [share-short-queues-begin]
-// How many units (warps, threads) may share each entry of a queue of `count` entries
-// when `units` take part: the largest 2^k with count * 2^k <= units, and no more than
-// it takes for lists shorter than `longest` edges to need one trip of width lanes * 2^k.
-__device__ inline bfs_u32 log_share(bfs_u32 count, bfs_u32 units, bfs_u32 lanes, bfs_u32 longest)
-{
-    bfs_u32 k = 0;
-    while (k < 16 && count > 0 && count <= (units >> (k + 1)) && (lanes << (k + 1)) <= longest) k++;
-    return k;
-}
-// [share-short-queues-end]
 
 // [balanced-copy-out-begin]
 // Every thread of the block calls it, after its last enqueue. One atomicAdd per local

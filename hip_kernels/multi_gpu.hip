@@ -26,6 +26,7 @@
 // reads them once per level, after the merge, only to see whether any GPU found
 // anything (and to stop a broken kernel).
 #include "frontier.h"
+#include "tally.h"  // a direction-optimizing merge counts the next frontier, as step 6 does
 #include "bottom_up.h"
 
 // The queue counters: two sets, for this level and the next, swapped every level.

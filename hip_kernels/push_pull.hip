@@ -2,8 +2,9 @@
 //
 // Top-down ("push"): every frontier vertex looks at its out-edges and claims the
 // unvisited vertices it finds, as in step 4, whose degree-split queues (frontier.h)
-// this step uses unchanged. In the middle levels of a small-world graph most of those
-// edges lead to vertices visited already, and the work is wasted.
+// this step uses unchanged; its gathers count what they claim, batch their visits and
+// share short queues out (top_down.h). In the middle levels of a small-world graph most
+// of those edges lead to vertices visited already, and the work is wasted.
 //
 // Bottom-up ("pull"): every unvisited vertex looks at its in-edges for one parent in
 // the frontier and stops at the first it finds. The frontier is then a bitmap (one bit

@@ -270,22 +270,22 @@ push_pull_bfs(const PushPullArgs a)
             bottom_up(S, warp, warps, found);
             st.dirty |= 1u << next_map;
         } else {
-            // Step 4's three expansions, each over the whole grid; `found` counts the
-            // vertices claimed.
+            // Step 4's three gathers as top_down.h extends them, each over the whole
+            // grid; `found` counts the vertices claimed.
             const Level L = {a.offsets, a.edges, a.levels, a.parents, st.level + 1,
                              small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
-                             large_queues[st.queue_set ^ 1], c.counts, &local, a.path_counts,
-                             &found};
+                             large_queues[st.queue_set ^ 1], c.counts, &local, a.path_counts};
             // A queue shorter than the grid is wide is shared out (SHARE_SHORT_QUEUES):
             // several warps, or threads, to each of its vertices, so that a level of a
             // few vertices does not wait for one warp or thread to walk each list.
-            expand_large(L, large_queues[st.queue_set], st.large_count, blockIdx.x, gridDim.x);
-            expand_medium(L, medium_queues[st.queue_set], st.medium_count, warp, warps,
-                          SHARE_SHORT_QUEUES ? log_share(st.medium_count, warps, WARP_SIZE,
-                                                         BLOCK_THRESHOLD) : 0);
-            expand_small(L, small_queues[st.queue_set], st.small_count, thread, threads,
-                         SHARE_SHORT_QUEUES ? log_share(st.small_count, threads, 1,
-                                                        WARP_THRESHOLD) : 0);
+            top_down_large(L, large_queues[st.queue_set], st.large_count, blockIdx.x, gridDim.x,
+                           found);
+            top_down_medium(L, medium_queues[st.queue_set], st.medium_count, warp, warps,
+                            SHARE_SHORT_QUEUES ? log_share(st.medium_count, warps, WARP_SIZE,
+                                                           BLOCK_THRESHOLD) : 0, found);
+            top_down_small(L, small_queues[st.queue_set], st.small_count, thread, threads,
+                           SHARE_SHORT_QUEUES ? log_share(st.small_count, threads, 1,
+                                                          WARP_THRESHOLD) : 0, found);
             copy_out(L);
             empty_local_queues(local);
         }

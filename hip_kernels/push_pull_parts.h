@@ -1,7 +1,8 @@
 // push_pull_parts.h: what step 6's kernel (push_pull_grid.h) is built from: its
 // tunables, its argument record, its status words and per-level counters, the
 // conversions of a frontier between queues and a bitmap, and the state each thread
-// keeps through a search. The bottom-up sweep is in bottom_up.h.
+// keeps through a search. The top-down gathers are in top_down.h, the bottom-up sweep
+// in bottom_up.h.
 #pragma once
 #include "frontier.h"
 
@@ -27,6 +28,7 @@
 #error "need ALPHA >= 1, BETA >= 1, BU_PROBE >= 0 and BU_WARP_THRESHOLD >= 1"
 #endif
 
+#include "top_down.h"
 #include "bottom_up.h"
 
 // [push-pull-args-begin]

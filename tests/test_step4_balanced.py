@@ -165,6 +165,14 @@ def test_kernel_has_no_hard_coded_warp_width():
         assert not re.search(r"\b(32|64)\b", code)
 
 
+def test_frontier_header_holds_this_step_only():
+    """Chapter 4 reads frontier.h: what step 6 adds to its gathers (the count for
+    Beamer's rule, batched visits, shared-out short queues) is in top_down.h and tally.h."""
+    code = re.sub(r"//[^\n]*|/\*.*?\*/", "", kernel_headers()["frontier.h"], flags=re.S)
+    for name in ("Tally", "found", "VISIT_BATCH", "visit_batch", "log_share"):
+        assert not re.search(rf"\b{name}\b", code), name
+
+
 @pytest.mark.parametrize("block_size", [64, 128, 512])
 def test_block_sizes(device, block_size):
     graph = GRAPHS["kronecker-12"]()

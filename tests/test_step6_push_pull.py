@@ -397,12 +397,13 @@ def test_kernel_has_no_hard_coded_warp_width():
     """The warp width comes from WARP_SIZE (bfs_common.h), never from a literal."""
     code = re.sub(r"//[^\n]*|/\*.*?\*/", "",
                   "".join(kernel_source(name) for name in ("push_pull.hip", "push_pull_grid.h",
-                                                           "push_pull_parts.h")), flags=re.S)
+                                                           "push_pull_parts.h", "top_down.h",
+                                                           "tally.h")), flags=re.S)
     assert not re.search(r"\b(32|64)\b", code)
 
 
 @pytest.mark.parametrize("missing", ["ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD",
-                                     "FORCE_DIRECTION"])
+                                     "FORCE_DIRECTION", "VISIT_BATCH", "SHARE_SHORT_QUEUES"])
 def test_missing_tunable_is_a_compile_error(device, missing):
     helpers.compile_fails_without(device, "push_pull.hip", tunables(device.warp_size), missing)
 

@@ -45,12 +45,13 @@ BU_PROBE = 4
 BU_WARP_THRESHOLD = None
 
 #: Edges a thread of a top-down level loads before it claims any (step 4's gathers take
-#: one at a time): VISIT_BATCH in frontier.h.
+#: one at a time): VISIT_BATCH in top_down.h.
 VISIT_BATCH = 2
 
 #: Whether a short queue is shared out in a top-down level: when a queue has fewer
 #: vertices than the grid has warps (threads), 2, 4, ... warps (threads) take each of
-#: them, up to one trip each (SHARE_SHORT_QUEUES in push_pull.hip, log_share in frontier.h).
+#: them, up to one trip each (SHARE_SHORT_QUEUES in push_pull_grid.h, log_share in
+#: top_down.h).
 SHARE_SHORT_QUEUES = True
 
 #: The directions a search may take: Beamer's rule, or one of them always (for tests

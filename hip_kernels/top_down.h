@@ -1,0 +1,139 @@
+// top_down.h: the top-down levels of step 6 (push_pull_grid.h, which step 7 builds too):
+// step 4's three gathers (frontier.h), with what this step adds to them:
+//
+//   a Tally        each thread counts the vertices it claims and their out-edges, the
+//                  next frontier's n_f and m_f, which Beamer's rule needs (tally.h);
+//   VISIT_BATCH    a thread loads that many edges before it claims any, so that their
+//                  chains of loads overlap (step 4 visits one edge at a time);
+//   log_share      a queue shorter than the grid is wide is shared out: 2^log_share
+//                  warps, or threads, to each of its vertices (step 4: one each).
+//
+// The queues, enqueue and copy_out are step 4's, unchanged.
+#pragma once
+#include "frontier.h"
+#include "tally.h"
+
+#ifndef VISIT_BATCH
+#error "compile with -DVISIT_BATCH=<edges a thread loads before it claims any>"
+#endif
+#if VISIT_BATCH < 1
+#error "VISIT_BATCH must be at least 1"
+#endif
+
+// [top-down-count-begin]
+// u was just claimed from frontier vertex v: as in step 4 it records v as its parent
+// and goes to the queue of its degree; and this thread counts it.
+__device__ inline void add_to_next(const Level& L, vertex_t v, vertex_t u, edge_t degree,
+                                   Tally& found)
+{
+    L.parents[u] = v;
+    enqueue(L, u, degree);
+    found.vertices += 1;
+    found.edges += (bfs_u64)degree;
+}
+// [top-down-count-end]
+
+// [top-down-visit-begin]
+// Step 4's visit (frontier.h), for VISIT_BATCH edges of v at once: e, e + stride, ...
+// (those before end). Each visit is a chain of loads: the edge, then its target's
+// level, then the target's degree and the claim. One thread's visits, one after
+// another, wait for their chains in turn; here the loads of all VISIT_BATCH edges go
+// out together, then all their levels, then all their claims.
+__device__ inline void visit_batch(const Level& L, vertex_t v, edge_t e, edge_t stride,
+                                   edge_t end, Tally& found)
+{
+#if VISIT_BATCH == 1  // step 4's visit, and the count
+    (void)stride;
+    (void)end;
+    const vertex_t u = L.edges[e];
+    if (L.levels[u] != -1) return;  // reached already: no atomic needed
+    const edge_t degree = L.offsets[u + 1] - L.offsets[u];
+    if (atomicCAS(&L.levels[u], -1, L.next_level) == -1) add_to_next(L, v, u, degree, found);
+#else
+    vertex_t u[VISIT_BATCH];
+    bool claimed[VISIT_BATCH];
+    edge_t degree[VISIT_BATCH];
+    for (int k = 0; k < VISIT_BATCH; k++) u[k] = e + k * stride < end ? L.edges[e + k * stride] : -1;
+    for (int k = 0; k < VISIT_BATCH; k++) claimed[k] = u[k] >= 0 && L.levels[u[k]] == -1;
+    for (int k = 0; k < VISIT_BATCH; k++) {
+        if (!claimed[k]) continue;  // reached already: no atomic needed
+        degree[k] = L.offsets[u[k] + 1] - L.offsets[u[k]];
+        claimed[k] = atomicCAS(&L.levels[u[k]], -1, L.next_level) == -1;
+    }
+    for (int k = 0; k < VISIT_BATCH; k++)
+        if (claimed[k]) add_to_next(L, v, u[k], degree[k], found);
+#endif
+}
+// [top-down-visit-end]
+
+// The three gathers: step 4's, visiting a batch of edges per trip and counting.
+
+// [top-down-block-begin]
+// A whole block per piece of a large list. This queue is never shared out: its pieces
+// spread a long list over many blocks already.
+__device__ inline void top_down_large(const Level& L, const Piece* large, bfs_u32 count,
+                                      bfs_u32 first_block, bfs_u32 blocks, Tally& found)
+{
+    for (bfs_u32 p = first_block; p < count; p += blocks) {
+        const vertex_t v = large[p].vertex;  // the same p, so the same v, in every thread
+        const edge_t list_end = L.offsets[v + 1];
+        const edge_t begin = L.offsets[v] + (edge_t)large[p].index * BLOCK_PIECE;
+        const edge_t end = begin + BLOCK_PIECE < list_end ? begin + BLOCK_PIECE : list_end;
+        if (threadIdx.x == 0) COUNT_PATH(LARGE, end - begin);
+        for (edge_t e = begin + threadIdx.x; e < end; e += BLOCK_SIZE * VISIT_BATCH)
+            visit_batch(L, v, e, BLOCK_SIZE, end, found);
+    }
+}
+// [top-down-block-end]
+
+// [top-down-warp-begin]
+// A whole warp per medium vertex, or with log_share > 0 (when the queue is shorter than
+// the grid has warps) 2^log_share warps per vertex, each taking every 2^log_share-th
+// trip of its list.
+__device__ inline void top_down_medium(const Level& L, const vertex_t* medium, bfs_u32 count,
+                                       bfs_u32 first_warp, bfs_u32 warps, bfs_u32 log_share,
+                                       Tally& found)
+{
+    const edge_t stride = (edge_t)WARP_SIZE << log_share;  // the lanes of the sharing warps
+    for (bfs_u32 w = first_warp; w < (count << log_share); w += warps) {
+        const vertex_t v = medium[w >> log_share];  // the same w, so the same v, in every lane
+        const bfs_u32 part = w & ((1u << log_share) - 1);
+        const edge_t end = L.offsets[v + 1];
+        if (lane_id() == 0 && part == 0) COUNT_PATH(MEDIUM, end - L.offsets[v]);
+        for (edge_t e = L.offsets[v] + (edge_t)part * WARP_SIZE + lane_id(); e < end;
+             e += stride * VISIT_BATCH)
+            visit_batch(L, v, e, stride, end, found);
+    }
+}
+// [top-down-warp-end]
+
+// [top-down-thread-begin]
+// A thread per small vertex, or with log_share > 0 2^log_share neighbouring threads per
+// vertex, as above.
+__device__ inline void top_down_small(const Level& L, const vertex_t* small, bfs_u32 count,
+                                      bfs_u32 first_thread, bfs_u32 threads, bfs_u32 log_share,
+                                      Tally& found)
+{
+    const edge_t stride = (edge_t)1 << log_share;
+    for (bfs_u32 t = first_thread; t < (count << log_share); t += threads) {
+        const vertex_t v = small[t >> log_share];
+        const bfs_u32 part = t & ((1u << log_share) - 1);
+        const edge_t end = L.offsets[v + 1];
+        if (part == 0) COUNT_PATH(SMALL, end - L.offsets[v]);
+        for (edge_t e = L.offsets[v] + part; e < end; e += stride * VISIT_BATCH)
+            visit_batch(L, v, e, stride, end, found);
+    }
+}
+// [top-down-thread-end]
+
+// [share-short-queues-begin]
+// How many units (warps, threads) may share each entry of a queue of `count` entries
+// when `units` take part: the largest 2^k with count * 2^k <= units, and no more than
+// it takes for lists shorter than `longest` edges to need one trip of width lanes * 2^k.
+__device__ inline bfs_u32 log_share(bfs_u32 count, bfs_u32 units, bfs_u32 lanes, bfs_u32 longest)
+{
+    bfs_u32 k = 0;
+    while (k < 16 && count > 0 && count <= (units >> (k + 1)) && (lanes << (k + 1)) <= longest) k++;
+    return k;
+}
+// [share-short-queues-end]
