@@ -91,7 +91,7 @@ __device__ inline void publish(vertex_t v, bfs_u32 lists, bfs_u32* bits, const b
                                bfs_u32* send_counts, bfs_u32 capacity)
 {
     if (!lists) {
-        atomicOr(&bits[v / 32], 1u << (v % 32));
+        add_to_bitmap(bits, v);
         return;
     }
     for (bfs_u32 q = 0; q < parts; q++) {

@@ -4,7 +4,7 @@
 // the grid's queues, the per-level stamps, and the kernels' argument record.
 // single_block.h builds the single block on these; persistent.hip the grid.
 #pragma once
-#include "bitmap.h"  // the visited set: BITMAP_WORD_BITS, add_to_bitmap
+#include "bitmap.h"  // the visited set: bitmap_words, bitmap_bit, add_to_bitmap
 #include "frontier.h"
 
 // [persistent-tunables-begin]
@@ -88,13 +88,6 @@ struct Control {
 // ... and with rows (expand_rows).
 #define STAMP_SINGLE_BY_ROW 8
 // [persistent-control-end]
-
-// The visited bitmap (bitmap.h): its words, and vertex u's bit in its word.
-__device__ inline bfs_u32 bitmap_words(vertex_t n)
-{
-    return ((bfs_u32)n + BITMAP_WORD_BITS - 1) / BITMAP_WORD_BITS;
-}
-__device__ inline bfs_u32 bitmap_bit(vertex_t u) { return 1u << ((bfs_u32)u % BITMAP_WORD_BITS); }
 
 // [persistent-record-begin]
 // With EDGE_RECORDS, edge e of the graph is stored with what the next level needs to
