@@ -26,10 +26,13 @@
 // steps in only to allocate fibers, and when no fiber can go on: then the block is
 // either finished or deadlocked, which the launch reports as an error.
 //
-// A switch between fibers is _setjmp/_longjmp, which saves and restores a handful of
-// registers without a system call (swapcontext would make one, to save the signal
-// mask). makecontext is used once per fiber, to start it on its stack; the stacks are
-// allocated once per worker and reused by every block and every launch.
+// A switch between fibers is __builtin_setjmp/__builtin_longjmp (GCC's and clang's),
+// which save and restore the frame and stack pointers and where to resume, without a
+// system call (swapcontext would make one, to save the signal mask) and without the
+// C library's _longjmp, which also unwinds pthread cleanup handlers on every switch; an
+// AddressSanitizer build uses _setjmp/_longjmp, which ASan intercepts. makecontext is
+// used once per fiber, to start it on its stack; the stacks are allocated once per
+// worker and reused by every block and every launch.
 #ifndef BFS_HIP_EMULATOR_H
 #define BFS_HIP_EMULATOR_H
 
@@ -557,13 +560,28 @@ enum FiberState {
 
 struct Worker;
 
+// Where a fiber or a scheduler resumes. __builtin_setjmp saves three words (frame
+// pointer, stack pointer, resume address; the compiler saves every other register
+// around it) and __builtin_longjmp restores them: a switch is a few instructions.
+// __builtin_longjmp must not be called from the function that called __builtin_setjmp
+// on the same buffer, hence jump_to, a function of its own.
+#if BFS_EMU_ASAN
+typedef jmp_buf Context;
+#define BFS_EMU_SAVE(ctx) _setjmp(ctx)
+[[noreturn]] inline void jump_to(jmp_buf ctx) { _longjmp(ctx, 1); }
+#else
+typedef void* Context[5];
+#define BFS_EMU_SAVE(ctx) __builtin_setjmp(ctx)
+[[noreturn]] __attribute__((noinline)) void jump_to(void** ctx) { __builtin_longjmp(ctx, 1); }
+#endif
+
 // A fiber: a stack, the registers saved while it is switched out, and the state of
 // the thread it runs. Only the ThreadInfo lives at the top of the stack: the stacks
 // are 64 KiB apart, so their tops all compete for the same few cache sets, and the
 // Fibers themselves are kept in ordinary arrays.
 struct Fiber {
     ThreadInfo* info;         // at the top of its stack, where self() finds it
-    jmp_buf ctx;              // registers saved by _setjmp while switched out
+    Context ctx;              // where it resumes, saved while it is switched out
     Worker* worker;           // the worker (OS thread) that owns the fiber
     Fiber* next;              // link in the free list, the run queue or a wait list
     char* stack_lo;           // lowest usable byte of the stack (holds the canary)
@@ -662,7 +680,7 @@ struct ChunkMap {
 
 // One OS thread that runs blocks: its scheduler context, its fibers, its block.
 struct Worker {
-    jmp_buf sched;            // the scheduler's registers while a fiber runs
+    Context sched;            // where the scheduler resumes while a fiber runs
     BlockRun run;
     std::vector<Fiber*> fibers;
     std::vector<ChunkMap> chunks;  // the mappings that hold the fibers' stacks
@@ -688,10 +706,10 @@ inline void asan_finish_switch(void* save, const void** bottom_old, size_t* size
 // The one fiber switch: save the running fiber's registers in f->ctx and continue
 // from `to` (another fiber's ctx, or the scheduler's), whose stack is
 // [bottom, bottom + size). Returns when someone jumps back to f->ctx.
-__attribute__((noinline)) void switch_fiber(Fiber* f, jmp_buf to, const void* bottom, size_t size) {
-    if (!_setjmp(f->ctx)) {
+__attribute__((noinline)) void switch_fiber(Fiber* f, Context to, const void* bottom, size_t size) {
+    if (!BFS_EMU_SAVE(f->ctx)) {
         asan_start_switch(&f->asan_fake_stack, bottom, size);
-        _longjmp(to, 1);
+        jump_to(to);
     }
     asan_finish_switch(f->asan_fake_stack, nullptr, nullptr);
 }
@@ -726,9 +744,9 @@ void switch_from(Fiber* f) {
 // From the scheduler into fiber f. Returns when a fiber switches back to the scheduler.
 void resume(Worker* w, Fiber* f) {
     f->state = RUNNING;
-    if (!_setjmp(w->sched)) {
+    if (!BFS_EMU_SAVE(w->sched)) {
         asan_start_switch(&w->native_fake_stack, f->stack_lo, f->stack_size);
-        _longjmp(f->ctx, 1);
+        jump_to(f->ctx);
     }
     asan_finish_switch(w->native_fake_stack, nullptr, nullptr);
 }
@@ -771,9 +789,9 @@ bool start_fiber(Worker* w, Fiber* f) {
     *(unsigned long long*)f->stack_lo = kCanary;
     f->asan_fake_stack = nullptr;
     f->state = PARKED;
-    if (!_setjmp(w->sched)) {
+    if (!BFS_EMU_SAVE(w->sched)) {
         asan_start_switch(&w->native_fake_stack, f->stack_lo, f->stack_size);
-        swapcontext(&back, &uc);  // fiber_main parks and _longjmps back to w->sched
+        swapcontext(&back, &uc);  // fiber_main parks and jumps back to w->sched
     }
     asan_finish_switch(w->native_fake_stack, nullptr, nullptr);
     return true;
