@@ -160,14 +160,21 @@ def _mappings() -> int:
         return sum(1 for _ in maps)
 
 
-def test_emulator_helpers_give_back_their_stacks_after_a_cooperative_launch(emulator):
-    """Each fiber stack costs two memory mappings, and a process may have only so many:
-    the helper threads of a cooperative launch give theirs back when it ends."""
-    kernel, buffers = _setup(emulator)
-    _cross(emulator, kernel, buffers, 1, 1024, 3)  # the launching thread's own stacks
+def test_emulator_helpers_give_back_their_stacks_after_a_cooperative_launch(emulator, monkeypatch):
+    """A process may have only so many memory mappings, and a cooperative launch runs each
+    block on a helper thread with fiber stacks of its own: the helpers give theirs back
+    when it ends, into a pool that keeps at most 256 mappings of them for the next
+    cooperative launch. Here 8 workers' grid of blocks of 1024 threads: 15 helpers, whose
+    new stacks have guard pages made by mprotect (two mappings each), as on a kernel
+    without guard regions (with them, the kernel merges the chunks of stacks into a few
+    mappings)."""
+    monkeypatch.setenv("RODINIA_BFS_EMU_GUARD", "mprotect")
+    device = get_device("cpu", warp_size=emulator.warp_size, workers=8)
+    kernel, buffers = _setup(device)
+    _cross(device, kernel, buffers, 1, 1024, 3)  # the launching thread's own stacks
     before = _mappings()
-    blocks = emulator.cooperative_grid(kernel, 1024)
-    assert blocks > 1
-    assert _cross(emulator, kernel, buffers, blocks, 1024, 3) == (3 * blocks, 0)
-    # Kept, each helper's 1024 stacks would be 2,048 mappings.
+    blocks = device.cooperative_grid(kernel, 1024)
+    assert blocks == 16
+    assert _cross(device, kernel, buffers, blocks, 1024, 3) == (3 * blocks, 0)
+    # Kept, the helpers' new stacks would be two mappings each: up to 30,720.
     assert _mappings() < before + 512

@@ -676,6 +676,7 @@ struct ChunkMap {
     Fiber* fibers;  // their bookkeeping
     char* base;     // the first stack, aligned to its size (registered with guard pages)
     bool guarded;
+    int mappings;   // what it costs of the process's memory mappings
 };
 
 // One OS thread that runs blocks: its scheduler context, its fibers, its block.
@@ -765,11 +766,13 @@ void fiber_main() {
         f->worker->native_bottom = bottom;
         f->worker->native_size = size;
     }
-    Worker* w = f->worker;
     f->state = PARKED;
     to_scheduler(f);  // back to start_fiber
     for (;;) {
         run_threads(f);
+        // Its worker now: a fiber given to the pool of stacks (pool_fibers) may be taken
+        // by another worker.
+        Worker* w = f->worker;
         f->state = PARKED;
         f->next = w->free_list;
         w->free_list = f;
@@ -906,6 +909,100 @@ void* give_signal_stack() {
     return alt.ss_sp;
 }
 
+// A process may have only so many memory mappings (vm.max_map_count, often 65530), and
+// a cooperative launch runs each block on a helper thread of its own, with stacks of its
+// own: a large grid on a machine of many cores would leave thousands of them behind. So
+// the helpers of a cooperative launch give their stacks back when it ends: into a pool
+// that the next one takes them from (making and giving back thousands of stacks costs
+// more than a small launch), as long as the pool holds at most kPooledMappings mappings;
+// the rest are unmapped. With guard regions a chunk of 16 stacks is one mapping, so the
+// pool keeps up to 4,096 stacks; with mprotect's guard pages, two mappings per stack,
+// next to none.
+const long kPooledMappings = 256;
+
+struct StackPool {
+    std::mutex m;
+    std::vector<ChunkMap> chunks;  // every fiber parked, belonging to no worker
+    long mappings = 0;
+};
+StackPool g_stacks;
+
+void unmap_chunk(const ChunkMap& c) {
+    if (c.guarded) unwatch_guard_pages(c.base);
+    munmap(c.addr, c.len);
+    delete[] c.fibers;
+}
+
+// Give every stack of a worker whose fibers are all parked to the pool, or back to the
+// system once the pool is full.
+void pool_fibers(Worker* w) {
+    // Under AddressSanitizer each worker tells it where its own stack is, which a worker
+    // learns by starting a fiber: there every stack is unmapped.
+    const bool asan = __sanitizer_start_switch_fiber != nullptr;
+    std::vector<ChunkMap> unmap;
+    {
+        std::lock_guard<std::mutex> lock(g_stacks.m);
+        for (const ChunkMap& c : w->chunks) {
+            if (!asan && g_stacks.mappings + c.mappings <= kPooledMappings) {
+                g_stacks.chunks.push_back(c);
+                g_stacks.mappings += c.mappings;
+            } else {
+                unmap.push_back(c);
+            }
+        }
+    }
+    for (const ChunkMap& c : unmap) unmap_chunk(c);
+    w->chunks.clear();
+    w->fibers.clear();
+    w->free_list = nullptr;
+}
+
+// A chunk of parked fibers from the pool, now the worker's; false if the pool is empty.
+bool fibers_from_pool(Worker* w) {
+    ChunkMap c;
+    {
+        std::lock_guard<std::mutex> lock(g_stacks.m);
+        if (g_stacks.chunks.empty()) return false;
+        c = g_stacks.chunks.back();
+        g_stacks.chunks.pop_back();
+        g_stacks.mappings -= c.mappings;
+    }
+    w->chunks.push_back(c);
+    for (unsigned i = 0; i < kFibersPerChunk; i++) {
+        Fiber* f = &c.fibers[i];
+        f->worker = w;  // a parked fiber resumes on whichever worker takes it
+        w->fibers.push_back(f);
+        f->next = w->free_list;
+        w->free_list = f;
+    }
+    return true;
+}
+
+// Linux 6.13's guard regions: pages that fault like PROT_NONE ones, marked in the page
+// tables instead of splitting the mapping (older kernels refuse it with EINVAL).
+// RODINIA_BFS_EMU_GUARD=mprotect makes the guard pages with mprotect even there (the
+// tests use it, so that both ways are tested on any kernel).
+#ifndef MADV_GUARD_INSTALL
+#define MADV_GUARD_INSTALL 102
+#endif
+std::atomic<bool> g_guard_regions{true};  // until the kernel refuses one
+
+bool guard_regions_wanted() {
+    const char* how = getenv("RODINIA_BFS_EMU_GUARD");
+    return g_guard_regions.load(std::memory_order_relaxed) && !(how && !strcmp(how, "mprotect"));
+}
+
+// Make the page at `page_addr` a guard page: a guard region (the chunk stays one
+// mapping), else with mprotect (two mappings per stack). Returns the mappings it added,
+// or -1 if refused.
+int guard_page(char* page_addr, size_t page, bool regions) {
+    if (regions) {
+        if (madvise(page_addr, page, MADV_GUARD_INSTALL) == 0) return 0;
+        g_guard_regions.store(false, std::memory_order_relaxed);
+    }
+    return mprotect(page_addr, page, PROT_NONE) == 0 ? 2 : -1;
+}
+
 // Allocate fibers in chunks: one mapping of kFibersPerChunk stacks, each aligned to its
 // size (self() relies on it), each with an inaccessible guard page below it so that a
 // stack overflow faults instead of overwriting the neighbouring stack.
@@ -919,12 +1016,17 @@ bool add_fibers(Worker* w) {
     char* base = (char*)(((__UINTPTR_TYPE__)map + S - 1) & ~(__UINTPTR_TYPE__)(S - 1));
     Fiber* fibers = new Fiber[kFibersPerChunk]();
     const bool guard = page * 4 <= S;
-    w->chunks.push_back(ChunkMap{map, len, fibers, base, guard});
+    bool regions = guard && guard_regions_wanted();
+    w->chunks.push_back(ChunkMap{map, len, fibers, base, guard, 1});
     for (unsigned i = 0; i < kFibersPerChunk; i++) {
         char* region = base + i * S;
         // The guard page may be refused (too many mappings): the canary still catches
         // most overflows, after the fact.
-        if (guard) mprotect(region, page, PROT_NONE);
+        if (guard) {
+            const int added = guard_page(region, page, regions);
+            if (added > 0) w->chunks.back().mappings += added;
+            regions = regions && added == 0;
+        }
         Fiber* f = &fibers[i];
         f->info = new (region + S - BFS_EMU_FIBER_RESERVE) ThreadInfo();
         f->info->fiber = f;
@@ -964,21 +1066,6 @@ struct WorkerHolder {
         delete worker;
     }
 };
-
-// Give back every fiber stack of a worker whose fibers are all parked. Each stack is two
-// mappings (the stack and its guard page), and a process may have only so many: a helper
-// that ran a large block of a cooperative launch (one block per thread, so many helpers)
-// returns its stacks afterwards instead of keeping them for a launch that may never come.
-void release_fibers(Worker* w) {
-    for (const ChunkMap& c : w->chunks) {
-        if (c.guarded) unwatch_guard_pages(c.base);
-        munmap(c.addr, c.len);
-        delete[] c.fibers;
-    }
-    w->chunks.clear();
-    w->fibers.clear();
-    w->free_list = nullptr;
-}
 
 Worker* this_worker() {
     static thread_local WorkerHolder holder;
@@ -1308,7 +1395,7 @@ bool run_block(Worker* w, Job* job, unsigned long long index) {
         Fiber* f = b.ready.pop();
         if (!f) {
             if (b.next_start == b.nthreads) break;  // nothing left to start or resume
-            if (!w->free_list && !add_fibers(w)) {
+            if (!w->free_list && !fibers_from_pool(w) && !add_fibers(w)) {
                 block_error(b, "kernel %s: cannot allocate fiber stacks for block (%u,%u,%u)",
                             job->name, b.info.block_idx.x, b.info.block_idx.y, b.info.block_idx.z);
                 break;
@@ -1400,8 +1487,12 @@ struct Pool {
 
 Pool* g_pool = nullptr;
 
-// A forked child has none of the parent's helper threads: start afresh.
-void pool_after_fork() { g_pool = new Pool(); }
+// A forked child has none of the parent's helper threads: start afresh. (The pool of
+// stacks is the parent's, but another thread may have held its lock.)
+void pool_after_fork() {
+    g_pool = new Pool();
+    new (&g_stacks.m) std::mutex();
+}
 
 Pool* pool() {
     static bool once = [] {
@@ -1426,7 +1517,7 @@ void helper_main(Pool* p) {
         lock.unlock();
         const bool cooperative = job->cooperative;
         work(job);
-        if (cooperative) release_fibers(this_worker());
+        if (cooperative) pool_fibers(this_worker());
         lock.lock();
         if (--p->running == 0) p->done_cv.notify_all();
     }
