@@ -1642,7 +1642,11 @@ int run(const char* name, const LaunchConfig* cfg, int warp_size, void (*body)(v
         p->joined = 0;
         p->generation++;
         lock.unlock();
-        p->work_cv.notify_all();
+        // Wake as many helpers as may join, not every thread of the pool (a cooperative
+        // launch of many small blocks leaves dozens): each notify_one wakes another
+        // waiting helper, and a helper that is not waiting sees the new job before it
+        // waits again.
+        for (unsigned i = 0; i < helpers; i++) p->work_cv.notify_one();
     }
     work(&job);
     if (helpers) {
