@@ -12,11 +12,12 @@ The JSON written by ``--json`` (and ``--out``) holds::
               command, argv},
      "graphs": [{name, description, vertices, edges, arcs, undirected_edges, directed,
                  max_degree, mean_degree, sources, traversed_edges, input_edges, levels,
-                 frontier_sizes, upload_ms,
+                 frontier_sizes, upload_ms, result_copy_ms,
                  reference: {method, median_ms, min_ms, max_ms, times_ms, gteps_median,
                              gteps_graph500_median},
                  variants: {NAME: {setup_ms, setup_cold_ms, median_ms, min_ms, max_ms,
-                                   times_ms, wall_ms, wall_times_ms, oneshot_ms,
+                                   times_ms, wall_ms, wall_times_ms, wall_search_times_ms,
+                                   wall_overhead_ms, oneshot_ms,
                                    oneshot_times_ms, gteps_median, gteps_graph500_median,
                                    levels, iterations, valid, speedup_vs_reference,
                                    profile: {source, frontier_sizes, level_times_ms}}}}],
@@ -24,7 +25,7 @@ The JSON written by ``--json`` (and ``--out``) holds::
 
 ``sources``, ``traversed_edges``, ``input_edges``, ``levels``, ``times_ms`` and
 ``iterations`` are lists with one entry per source, in the same order; so is
-``wall_times_ms``, and ``oneshot_times_ms`` is one entry for each of the first
+``wall_times_ms`` and ``wall_search_times_ms``, and ``oneshot_times_ms`` is one entry for each of the first
 sources (:data:`~rodinia_bfs.bench.runner.ONESHOT_SOURCES` at most). ``edges`` is
 ``arcs`` (stored directed edges), the name older results use; ``undirected_edges`` is
 ``null`` for a directed graph (see :meth:`~rodinia_bfs.graphs.csr.CSRGraph.edge_counts`).
@@ -38,9 +39,12 @@ median over the sources of that source's edges over its time.
 What a user waits for, per variant (docs/measuring.rst explains each): ``setup_ms``
 (the CSRGraph in host memory to ready to search, the kernel cache warm),
 ``setup_cold_ms`` (the same with an empty kernel cache), ``wall_ms`` (median of one
-search with its levels and parents in host memory, host clock) and ``oneshot_ms``
-(median of one ``rodinia_bfs.bfs()`` call). Results written before these were measured
-lack them.
+search with its levels and parents in host memory, host clock), ``wall_search_times_ms``
+(the search inside each of those calls, device events), ``wall_overhead_ms`` (the median
+of each call's wall time minus its own search: what getting the result out costs) and
+``oneshot_ms`` (median of one ``rodinia_bfs.bfs()`` call); per graph, ``result_copy_ms``
+is that cost's floor, one copy of a levels and a parents array into pinned host memory.
+Results written before these were measured lack them.
 
 The bench prints a short table (:func:`~rodinia_bfs.bench.report.terminal_table`);
 ``table.md`` and ``table.csv`` hold every figure, one row per graph.

@@ -69,7 +69,8 @@ def variant_names(results: dict) -> list[str]:
 #: the key in the results and the column's name. Results of runs that did not measure
 #: them have none of these columns.
 WAITS = [("setup_ms", "set-up ms"), ("setup_cold_ms", "cold set-up ms"),
-         ("wall_ms", "wall ms"), ("oneshot_ms", "one-call ms")]
+         ("wall_ms", "wall ms"), ("oneshot_ms", "one-call ms"),
+         ("wall_overhead_ms", "wall - search ms")]
 
 
 def _has_waits(results: dict) -> bool:
@@ -82,7 +83,9 @@ def table_rows(results: dict) -> tuple[list[str], list[list[str]]]:
     variant (the table of table.md and table.csv)."""
     names = variant_names(results)
     waits = WAITS if _has_waits(results) else []
+    copies = any(graph.get("result_copy_ms") is not None for graph in results["graphs"])
     header = ["graph", "vertices", "arcs", "undirected edges", "levels", "reference ms"]
+    header += ["result copy ms"] if copies else []
     for name in names:
         header += [f"{name} ms", f"{name} GTEPS", f"{name} speed-up", f"{name} Graph500 GTEPS"]
         header += [f"{name} {column}" for _, column in waits]
@@ -97,6 +100,7 @@ def table_rows(results: dict) -> tuple[list[str], list[list[str]]]:
             _levels_text(graph["levels"]),
             format_ms(graph["reference"]["median_ms"]),
         ]
+        row += [_ms_or_blank(graph.get("result_copy_ms"))] if copies else []
         for name in names:
             measured = graph["variants"].get(name)
             if measured is None:

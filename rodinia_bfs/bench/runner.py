@@ -207,6 +207,41 @@ def _timed_setup(device, step_class, graph: CSRGraph):
     return step, (time.perf_counter() - start) * 1e3
 
 
+def _marking_end(search, end, stream):
+    """``search``, followed by ``end`` recorded on ``stream``: after the search's last
+    kernel and before the download that the caller queues next."""
+
+    def search_then_mark(*args, **kwargs):
+        run = search(*args, **kwargs)
+        end.record(stream)
+        return run
+
+    return search_then_mark
+
+
+def time_result_copy(device, graph: CSRGraph, repeats: int = 5) -> float:
+    """The floor of what getting a result out costs: the median milliseconds (host clock)
+    of copying a levels and a parents array (``4 * num_vertices`` bytes each) from the
+    device into pinned host memory, as :meth:`~rodinia_bfs.variants.base.GPUStep.results`
+    does: two copies queued on a stream, then waited for once."""
+    n = max(graph.num_vertices, 1)
+    stream = device.stream()
+    source = device.malloc(8 * n)
+    levels, parents = device.host_malloc(n, np.int32), device.host_malloc(n, np.int32)
+    try:
+        times = []
+        for _ in range(repeats + 1):  # the first copy touches the pages: not counted
+            device.synchronize()
+            start = time.perf_counter()
+            device.memcpy_dtoh_async(levels, source.view(0, 4 * n), stream)
+            device.memcpy_dtoh_async(parents, source.view(4 * n, 4 * n), stream)
+            stream.synchronize()
+            times.append((time.perf_counter() - start) * 1e3)
+        return float(np.median(times[1:]))
+    finally:
+        device.free(source)
+
+
 def search_and_download(prepared, source: int):
     """One search with its levels and parents in host memory, as a user of a prepared
     graph waits for it: :meth:`rodinia_bfs.PreparedGraph.bfs`, the search and the
@@ -278,21 +313,30 @@ def _time_searches(device, step, graph: CSRGraph, sources: list[int], expected: 
     del runs
 
     # The same sources again, on the host clock, each with its result in host memory.
-    walls, answers = [], []
+    # Device events mark the search inside the same call, so that what getting the
+    # result out costs (wall - search) is paired call by call: a host-driven search
+    # varies from one run to the next by more than a download takes.
+    walls, searched, answers = [], [], []
     from rodinia_bfs.api import PreparedGraph
 
     prepared = PreparedGraph.around(step)  # the step is closed by the caller
-    for j, source in enumerate(sources):
-        progress.status(f"{label}: {name}, wall time, source {j + 1}/{len(sources)}")
-        device.synchronize()
-        # [bench-wall-timing-begin]
-        start = time.perf_counter()
-        levels, parents = search_and_download(prepared, source)
-        wall_ms = (time.perf_counter() - start) * 1e3
-        # [bench-wall-timing-end]
-        walls.append(wall_ms)
-        # A prepared graph may hand out the same buffers at every search: keep copies.
-        answers.append((np.array(levels), None if parents is None else np.array(parents)))
+    step.search = _marking_end(step.search, end, stream)  # this loop only (deleted below)
+    try:
+        for j, source in enumerate(sources):
+            progress.status(f"{label}: {name}, wall time, source {j + 1}/{len(sources)}")
+            device.synchronize()
+            # [bench-wall-timing-begin]
+            start = time.perf_counter()
+            begin.record(stream)
+            levels, parents = search_and_download(prepared, source)
+            wall_ms = (time.perf_counter() - start) * 1e3
+            # [bench-wall-timing-end]
+            walls.append(wall_ms)
+            searched.append(begin.elapsed_ms(end))
+            # A prepared graph may hand out the same buffers at every search: keep copies.
+            answers.append((np.array(levels), None if parents is None else np.array(parents)))
+    finally:
+        del step.search  # the step's own method again
     for source, (levels, parents), reference in zip(sources, answers, expected):
         try:
             _validate(graph, source, levels, parents, reference)
@@ -311,6 +355,8 @@ def _time_searches(device, step, graph: CSRGraph, sources: list[int], expected: 
         **spread(times),
         "wall_ms": float(np.median(walls)),
         "wall_times_ms": [float(t) for t in walls],
+        "wall_search_times_ms": [float(t) for t in searched],
+        "wall_overhead_ms": float(np.median(np.subtract(walls, searched))),
         "levels": depths,
         "iterations": iterations,
         "profile": {
@@ -384,6 +430,7 @@ def bench_graph(spec: GraphSpec, graph: CSRGraph, config: BenchConfig, device,
             "gteps_graph500_median": _median_gteps(inputs, ref_times),
         },
         "upload_ms": None,
+        "result_copy_ms": None,
         "variants": {},
     }
     reference_ms = entry["reference"]["median_ms"]
@@ -391,6 +438,7 @@ def bench_graph(spec: GraphSpec, graph: CSRGraph, config: BenchConfig, device,
 
     if step_names:
         entry["upload_ms"] = time_upload(device, graph)
+        entry["result_copy_ms"] = time_result_copy(device, graph)
     for name in step_names:
         try:
             measured = time_step(device, get_step(name), graph, sources, expected, progress, label)

@@ -1,0 +1,110 @@
+"""The bench pairs each wall time with the search inside the same call: what getting the
+result out costs is the wall time minus that call's own search, not the difference of
+two medians from different runs."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import numpy as np
+import pytest
+
+from rodinia_bfs.bench import report, runner
+from rodinia_bfs.cli import main
+from rodinia_bfs.graphs.generators import grid2d
+from rodinia_bfs.progress import Progress
+from rodinia_bfs.reference import bfs_reference
+from rodinia_bfs.runtime import get_device
+from rodinia_bfs.variants import STEPS
+
+#: Made slow on purpose, so that the emulator's own variation (a few ms on a busy
+#: machine) cannot hide it.
+DELAY_S = 0.1
+
+
+def _timed(monkeypatch, slow: str) -> dict:
+    """``time_step`` of the queue step on a small grid, with its search or its download
+    made :data:`DELAY_S` slower."""
+    step_class = STEPS["queue"]
+    original = getattr(step_class, slow)
+
+    def slowed(self, *args, **kwargs):
+        if slow == "search":  # the delay is part of the search: before its end is marked
+            outcome = original(self, *args, **kwargs)
+            time.sleep(DELAY_S)
+            return outcome
+        time.sleep(DELAY_S)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(step_class, slow, slowed)
+    graph = grid2d(12, 10)
+    sources = [0, 5, 7]
+    expected = [bfs_reference(graph, s) for s in sources]
+    result = runner.time_step(get_device("cpu"), step_class, graph, sources, expected,
+                              Progress("test", total=1), "test")
+    assert result["valid"], result.get("error")
+    assert len(result["wall_search_times_ms"]) == len(result["wall_times_ms"]) == len(sources)
+    differences = np.subtract(result["wall_times_ms"], result["wall_search_times_ms"])
+    assert result["wall_overhead_ms"] == pytest.approx(float(np.median(differences)))
+    assert all(t > 0 for t in result["wall_search_times_ms"])
+    return result
+
+
+def test_a_slow_download_is_overhead(monkeypatch):
+    result = _timed(monkeypatch, "results")
+    assert result["wall_overhead_ms"] >= 1e3 * DELAY_S
+    assert max(result["wall_search_times_ms"]) < 1e3 * DELAY_S
+
+
+def test_a_slow_search_is_not_overhead(monkeypatch):
+    result = _timed(monkeypatch, "search")
+    assert min(result["wall_search_times_ms"]) >= 1e3 * DELAY_S
+    assert min(result["wall_times_ms"]) >= 1e3 * DELAY_S
+    assert result["wall_overhead_ms"] < 1e3 * DELAY_S / 2
+
+
+def test_the_step_keeps_its_own_search(monkeypatch):
+    """The marking wrapper is the wall loop's alone: afterwards the step searches as before."""
+    step_class = STEPS["queue"]
+    graph = grid2d(6, 5)
+    seen = []
+    original = runner.search_and_download
+
+    def spy(prepared, source):
+        seen.append(prepared.step)
+        return original(prepared, source)
+
+    monkeypatch.setattr(runner, "search_and_download", spy)
+    expected = [bfs_reference(graph, 0)]
+    result = runner.time_step(get_device("cpu"), step_class, graph, [0], expected,
+                              Progress("test", total=1), "test")
+    assert result["valid"], result.get("error")
+    (step,) = seen
+    assert "search" not in vars(step)
+
+
+def test_result_copy_floor():
+    """The floor is measured with real copies into pinned memory: a larger graph's takes
+    longer than nothing, and the copy reads what the device holds."""
+    device = get_device("cpu")
+    assert runner.time_result_copy(device, grid2d(300, 300), repeats=3) > 0
+
+
+def test_the_bench_records_pairs_and_floor(tmp_path):
+    json_path = tmp_path / "r.json"
+    code = main(["bench", "--backend", "cpu", "--graphs", "grid-128x128", "--sources", "2",
+                 "--variants", "reference,queue", "--json", str(json_path)])
+    assert code == 0
+    results = json.loads(json_path.read_text())
+    (graph,) = results["graphs"]
+    assert graph["result_copy_ms"] > 0
+    measured = graph["variants"]["queue"]
+    assert len(measured["wall_search_times_ms"]) == 2
+    assert measured["wall_overhead_ms"] == pytest.approx(float(np.median(
+        np.subtract(measured["wall_times_ms"], measured["wall_search_times_ms"]))))
+    header, rows = report.table_rows(results)
+    assert "result copy ms" in header and "queue wall - search ms" in header
+    assert rows[0][header.index("queue wall - search ms")] == report.format_ms(
+        measured["wall_overhead_ms"])
+    assert rows[0][header.index("result copy ms")] == report.format_ms(graph["result_copy_ms"])
