@@ -46,3 +46,29 @@ def test_a_label_alone_is_no_promise():
     one_way = CSRGraph(np.array([0, 1, 1]), np.array([1]), directed=False)
     assert not one_way.known_symmetric
     assert not one_way.is_symmetric()
+
+
+@pytest.mark.parametrize("variant", ["push_pull_basic", "adaptive_basic", "out_of_memory"])
+def test_host_set_up_skips_the_reverse_of_a_graph_built_both_ways(variant, monkeypatch):
+    """The steps that build their in-lists on the host (the basic pull, step 9's host
+    in-lists) reverse a graph only when it may be directed: a graph built both ways is
+    searched with its out-lists as in-lists, and still exactly."""
+    from rodinia_bfs.reference import bfs_reference
+    from rodinia_bfs.runtime import get_device
+    from rodinia_bfs.validate import validate_result
+    from rodinia_bfs.variants import STEPS
+
+    graph = generators.grid_with_hubs(20, 20, seed=5)
+    options = {"host_edges": "zero_copy"} if variant == "out_of_memory" else {}
+    reversed_ = []
+    reverse = CSRGraph.reverse
+    monkeypatch.setattr(CSRGraph, "reverse", lambda g: reversed_.append(g) or reverse(g))
+    with STEPS[variant](get_device("cpu"), graph, **options) as step:
+        run = step.run(0)
+    assert reversed_ == []
+    validate_result(graph, 0, run.levels, run.parents, bfs_reference(graph, 0))
+    directed = CSRGraph(graph.offsets, graph.targets)  # the same arcs, nothing known
+    with STEPS[variant](get_device("cpu"), directed, **options) as step:
+        run = step.run(0)
+    assert reversed_  # checked: the same arcs, but nothing known about them
+    validate_result(directed, 0, run.levels, run.parents, bfs_reference(directed, 0))

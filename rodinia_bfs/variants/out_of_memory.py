@@ -240,8 +240,9 @@ class OutOfMemoryBFS(GPUStep):
             self.host_edges = device.host_mapped(graph.targets, managed=managed)
             # The in-lists of the pull levels, hubs first: those of the reverse graph,
             # or the out-lists themselves when every arc has its partner.
-            reverse = graph.reverse()
-            symmetric = graph.is_symmetric(reverse)
+            # A graph built both ways knows it is symmetric; any other is checked.
+            reverse = None if graph.known_symmetric else graph.reverse()
+            symmetric = reverse is None or graph.is_symmetric(reverse)
             in_lists = (graph if symmetric else reverse).hubs_first(self.degrees)
             if not symmetric:
                 in_offsets = self._upload(in_lists.offsets)

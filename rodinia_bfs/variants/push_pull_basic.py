@@ -102,9 +102,10 @@ class PushPullBasicBFS(GPUStep):
         self.block_size, self.max_blocks = block_size, max_blocks
         self.alpha, self.beta, self.direction = alpha, beta, direction
         # The pull scans in-lists: those of the reverse graph, or the out-lists
-        # themselves when every arc has its partner (an undirected graph).
-        reverse = graph.reverse()
-        self.symmetric = graph.is_symmetric(reverse)
+        # themselves when every arc has its partner (an undirected graph). A graph built
+        # both ways knows it is; any other is checked against its reverse.
+        reverse = None if graph.known_symmetric else graph.reverse()
+        self.symmetric = reverse is None or graph.is_symmetric(reverse)
         directed = 0 if self.symmetric else 1
         # offsets (8 B), levels, parents, two queues (4 B each), two bitmaps (2 bits) per
         # vertex, 4 B per edge; the in-lists again when the graph is directed.
