@@ -84,11 +84,19 @@ def test_registered():
     assert list(STEPS).index("push_pull") > list(STEPS).index("balanced")
 
 
-@pytest.mark.parametrize("name", sorted(SMALL_GRAPHS))
-def test_directions_follow_beamers_rule(device, name):
-    """The device's counts of n_f and m_f, and its decisions, equal the host's."""
+#: The grid of the one launch: two blocks, whose grid-stride loops go round, or as many
+#: blocks as the device runs at once (the default; on the emulator a launch takes time in
+#: proportion to its threads, and each level waits at a barrier for them all).
+GRIDS = {"2-blocks": dict(max_blocks=2), "full-grid": {}}
+
+
+@pytest.mark.parametrize(*pairwise_params(device=[32, 64], name=sorted(SMALL_GRAPHS),
+                                          grid=list(GRIDS)), indirect=["device"])
+def test_directions_follow_beamers_rule(device, name, grid):
+    """The device's counts of n_f and m_f, and its decisions, equal the host's: each
+    graph at warp 32 and 64, one of them with a grid of two blocks."""
     graph = SMALL_GRAPHS[name]()
-    with PushPullBFS(device, graph) as step:
+    with PushPullBFS(device, graph, **GRIDS[grid]) as step:
         for source in sources_of(graph):
             result = step.run(source)
             check_run(graph, source, result)
@@ -148,15 +156,17 @@ def test_the_source_is_expanded_by_a_block(device, leaves):
         assert step.last_path_counts["small"] == {"entries": 1, "edges": 0}
 
 
-@pytest.mark.parametrize("name", ["kronecker-10", "hubs-50x50", "star"])
-def test_short_queues_are_shared_out(device, name):
+@pytest.mark.parametrize(*pairwise_params(device=[32, 64], name=["kronecker-10", "hubs-50x50", "star"],
+                                          grid=list(GRIDS)), indirect=["device"])
+def test_short_queues_are_shared_out(device, name, grid):
     """Several warps or threads sharing a vertex of a short queue expand the same
-    entries and edges, once each, as one warp or thread per vertex does; both are exact."""
+    entries and edges, once each, as one warp or thread per vertex does; both are exact.
+    Each graph at warp 32 and 64, one of them with a grid of two blocks."""
     graph = GRAPHS[name]()
     counted = {}
     for share in (True, False):
         with PushPullBFS(device, graph, direction="push", share_short_queues=share,
-                         count_paths=True) as step:
+                         count_paths=True, **GRIDS[grid]) as step:
             counted[share] = []
             for source in sources_of(graph):
                 check_run(graph, source, step.run(source))

@@ -15,7 +15,7 @@ from rodinia_bfs.variants.adaptive import CHOICES, HAND_BACK_AFTER, AdaptiveBFS
 from rodinia_bfs.variants.persistent import LEVEL_STAMP
 from rodinia_bfs.variants.push_pull import rule_table
 
-from helpers import GRAPHS, check_run, sources_of
+from helpers import GRAPHS, check_run, pairwise_params, sources_of
 from test_step5_persistent import (SMALL_BLOCKS, check_search, frontier_sizes, one_way, path_graph,
                                    spider, stopped_in)
 
@@ -44,12 +44,20 @@ def test_kernels_found_in_included_headers():
     assert kernel_names(kernel_source("adaptive.hip")) == []
 
 
-@pytest.mark.parametrize("name", [*GRAPHS, "spider", "one-way"])
-def test_graphs_with_hand_overs(device, name):
+#: The grid the large frontiers go to: two blocks, whose grid-stride loops go round, or as
+#: many blocks as the device runs at once (the default; on the emulator a launch takes
+#: time in proportion to its threads, and each grid level waits at a barrier for them all).
+GRIDS = {"2-blocks": dict(max_grid_blocks=2), "full-grid": {}}
+
+
+@pytest.mark.parametrize(*pairwise_params(device=[32, 64], name=[*GRAPHS, "spider", "one-way"],
+                                          grid=list(GRIDS)), indirect=["device"])
+def test_graphs_with_hand_overs(device, name, grid):
     """Every contract graph, a spider and a directed graph, with a single block small
-    enough that large frontiers go to the grid: levels exact, parents by Graph500's rules."""
+    enough that large frontiers go to the grid: levels exact, parents by Graph500's rules.
+    Each graph at warp 32 and 64, one of them with a grid of two blocks."""
     graph = {**GRAPHS, "spider": spider, "one-way": one_way}[name]()
-    with AdaptiveBFS(device, graph, **SWITCHING) as step:
+    with AdaptiveBFS(device, graph, **SWITCHING, **GRIDS[grid]) as step:
         for source in sources_of(graph):
             result = step.run(source)
             check_run(step, source, result)

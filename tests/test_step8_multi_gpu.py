@@ -190,14 +190,22 @@ SPLITS = [(1, "oec", "bitmap"), (2, "oec", "bitmap"), (2, "hvc", "queue"), (3, "
           (3, "hvc", "bitmap"), (4, "cvc", "bitmap"), (4, "cvc", "queue")]
 
 
+#: The grid of every launch: two blocks, whose grid-stride loops go round on the larger
+#: graphs, or as many blocks as the GPU runs at once (the default; on the emulator a
+#: launch takes time in proportion to its threads).
+GRIDS = {"2-blocks": 2, "full-grid": None}
+
+
 @pytest.mark.parametrize(*pairwise_params(
-    device=[32, 64], name=sorted(GRAPHS), split=["-".join(map(str, s)) for s in SPLITS]),
-    indirect=["device"])
-def test_matches_independent_bfs(device, name, split):
-    """Pairwise: every graph with every split, each at warp 32 and at 64."""
+    device=[32, 64], name=sorted(GRAPHS), split=["-".join(map(str, s)) for s in SPLITS],
+    grid=list(GRIDS)), indirect=["device"])
+def test_matches_independent_bfs(device, name, split, grid):
+    """Pairwise: every graph with every split, each at warp 32 and at 64, and each with
+    a grid of two blocks and with the full grid."""
     gpus, policy, exchange = int(split[0]), *split.split("-")[1:]
     graph = GRAPHS[name]()
-    with MultiGpuBFS(device, graph, gpus=gpus, policy=policy, exchange=exchange) as step:
+    with MultiGpuBFS(device, graph, gpus=gpus, policy=policy, exchange=exchange,
+                     max_blocks=GRIDS[grid]) as step:
         assert step.num_gpus == gpus and len(step.plan.parts) == gpus
         check_sources(step, _sources(name, graph))
 
@@ -375,13 +383,14 @@ DIRECTION_GRAPHS = {
 
 @pytest.mark.parametrize(*pairwise_params(
     device=[32, 64], name=sorted(DIRECTION_GRAPHS), direction=["push", "pull", "auto"],
-    split=["1-oec", "2-oec", "3-oec", "2-hvc", "3-hvc"]), indirect=["device"])
-def test_directions_match_independent_bfs(device, name, direction, split):
+    split=["1-oec", "2-oec", "3-oec", "2-hvc", "3-hvc"], grid=list(GRIDS)), indirect=["device"])
+def test_directions_match_independent_bfs(device, name, direction, split, grid):
     """Levels as scipy's and parents by Graph500's rules, whichever way the levels go
-    (pairwise: every pair of graph, direction, split and warp size meets in a test)."""
+    (pairwise: every pair of graph, direction, split, grid and warp size meets in a test)."""
     gpus, policy = int(split[0]), split[2:]
     graph = DIRECTION_GRAPHS[name]()
-    with MultiGpuBFS(device, graph, gpus=gpus, policy=policy, direction=direction) as step:
+    with MultiGpuBFS(device, graph, gpus=gpus, policy=policy, direction=direction,
+                     max_blocks=GRIDS[grid]) as step:
         for source in _sources(name, graph):
             run = step.run(source)
             check_run(step, source, run)
@@ -458,12 +467,14 @@ class Alternating(MultiGpuBFS):
 
 
 @pytest.mark.parametrize(*pairwise_params(device=[32, 64], name=["awkward-237", "components-172"],
-                                          split=["1-oec", "2-oec", "3-hvc"]), indirect=["device"])
-def test_alternating_directions(device, name, split):
-    """Pairwise: every graph with every split, each at warp 32 and 64."""
+                                          split=["1-oec", "2-oec", "3-hvc"], grid=list(GRIDS)),
+                         indirect=["device"])
+def test_alternating_directions(device, name, split, grid):
+    """Pairwise: every graph with every split, each at warp 32 and 64 and with each grid."""
     gpus, policy = int(split[0]), split[2:]
     graph = DIRECTION_GRAPHS[name]()
-    with Alternating(device, graph, gpus=gpus, policy=policy, direction="auto") as step:
+    with Alternating(device, graph, gpus=gpus, policy=policy, direction="auto",
+                     max_blocks=GRIDS[grid]) as step:
         for source in _sources(name, graph):
             run = step.run(source)
             check_run(step, source, run)
