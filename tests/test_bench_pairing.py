@@ -80,7 +80,8 @@ def test_the_step_keeps_its_own_search(monkeypatch):
     result = runner.time_step(get_device("cpu"), step_class, graph, [0], expected,
                               Progress("test", total=1), "test")
     assert result["valid"], result.get("error")
-    (step,) = seen
+    step = seen[0]
+    assert len(seen) == 2 and seen[1] is step  # the untimed first call, then the source
     assert "search" not in vars(step)
 
 
