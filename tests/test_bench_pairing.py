@@ -109,3 +109,25 @@ def test_the_bench_records_pairs_and_floor(tmp_path):
     assert rows[0][header.index("queue wall - search ms")] == report.format_ms(
         measured["wall_overhead_ms"])
     assert rows[0][header.index("result copy ms")] == report.format_ms(graph["result_copy_ms"])
+
+
+def test_wall_overhead_table_holds_each_pair_to_its_graphs_bound(tmp_path):
+    """benchmarks/wall_overhead.py: the bound is the graph's own result_copy_ms + 0.1 ms."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "wall_overhead.py"
+    spec = importlib.util.spec_from_file_location("wall_overhead", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    results = {"meta": {"device": "dev", "date": "today"}, "graphs": [
+        {"name": "a", "result_copy_ms": 0.05,
+         "variants": {"x": {"wall_overhead_ms": 0.149}, "y": {"wall_overhead_ms": 0.151},
+                      "old": {"wall_ms": 1.0}}},
+        {"name": "b", "variants": {"x": {"wall_overhead_ms": 9.0}}}]}  # measured before the floor
+    assert [(g, v, ok) for g, v, _, _, ok in module.rows(results)] == [("a", "x", True),
+                                                                       ("a", "y", False)]
+    (tmp_path / "results.json").write_text(json.dumps(results))
+    out = tmp_path / "table.md"
+    assert module.main([str(tmp_path), "-o", str(out)]) == 0
+    assert "1 of 2 (variant, graph) within the bound" in out.read_text()
