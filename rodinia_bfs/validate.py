@@ -98,15 +98,29 @@ def _tree_roots(parents: np.ndarray) -> np.ndarray:
     return jump
 
 
-def _edge_pieces(graph: CSRGraph):
-    """The arcs of the graph a few vertices at a time: ``(lo, hi, u, v)`` holds the
-    arcs ``u[i] -> v[i]`` out of the vertices ``lo .. hi - 1``."""
+def _piece_bounds(graph: CSRGraph) -> list[tuple[int, int]]:
+    """The vertices cut into ranges ``(lo, hi)`` of about :data:`EDGES_PER_PIECE` arcs
+    each (a vertex's arcs stay in one range)."""
     offsets = graph.offsets
     cuts = np.searchsorted(offsets, np.arange(EDGES_PER_PIECE, graph.num_edges, EDGES_PER_PIECE))
     bounds = np.unique(np.concatenate([[0], cuts, [graph.num_vertices]]))
-    for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
-        u = np.repeat(np.arange(lo, hi, dtype=np.int32), np.diff(offsets[lo : hi + 1]))
-        yield lo, hi, u, graph.targets[offsets[lo] : offsets[hi]]
+    return list(zip(bounds[:-1].tolist(), bounds[1:].tolist()))
+
+
+def _edge_piece(graph: CSRGraph, lo: int, hi: int):
+    """The arcs ``u[i] -> v[i]`` out of the vertices ``lo .. hi - 1``."""
+    offsets = graph.offsets
+    u = np.repeat(np.arange(lo, hi, dtype=np.int32), np.diff(offsets[lo : hi + 1]))
+    return u, graph.targets[offsets[lo] : offsets[hi]]
+
+
+def _workers(pieces: int) -> int:
+    """Threads for the pass over the arcs: NumPy's gathers and compares release the GIL,
+    so a large graph's pieces go to one thread per CPU this process may use."""
+    import os
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cpus or 1, pieces // 4))
 
 
 def check_parents(graph: CSRGraph, source: int | None, levels, parents, *, sources=None,
@@ -178,16 +192,29 @@ def check_parents(graph: CSRGraph, source: int | None, levels, parents, *, sourc
     expanded = reached if depth is None else reached & (levels < depth)
     limit = np.where(expanded, levels + 1, infinity)  # an unexpanded u constrains nothing
     degrees = graph.degrees()
-    bad_edges, first_bad = 0, None
-    for lo, hi, u, v in _edge_pieces(graph):
+
+    def check_piece(bounds):  # -> (edges breaking rule 3, the first of them or None)
+        lo, hi = bounds
+        u, v = _edge_piece(graph, lo, hi)
         is_tree_edge = parents[v] == u
-        tree_edge_seen[v[is_tree_edge]] = True
+        tree_edge_seen[v[is_tree_edge]] = True  # only ever set: threads may share it
         bad = reach[v] > np.repeat(limit[lo:hi], degrees[lo:hi])
         count = int(np.count_nonzero(bad))
-        if count and first_bad is None:
-            i = int(np.argmax(bad))
-            first_bad = int(u[i]), int(v[i])
-        bad_edges += count
+        i = int(np.argmax(bad)) if count else 0
+        return count, (int(u[i]), int(v[i])) if count else None
+
+    pieces = _piece_bounds(graph)
+    workers = _workers(len(pieces))
+    if workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers) as pool:
+            checked = list(pool.map(check_piece, pieces))
+    else:
+        checked = [check_piece(bounds) for bounds in pieces]
+    bad_edges = sum(count for count, _ in checked)
+    # The first bad edge by its tail, as one pass in vertex order would find it.
+    first_bad = next((first for _, first in checked if first is not None), None)
     missing = np.flatnonzero(others & ~tree_edge_seen)
     if missing.size:
         v = int(missing[0])

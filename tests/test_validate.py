@@ -1,5 +1,7 @@
 """Validation: exact levels, and each of Graph500's five parent rules catching a broken tree."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -188,6 +190,46 @@ def test_rules_on_a_large_graph():
     broken[child] = -1
     with fails(4):
         check_parents(graph, source, levels, broken)
+
+
+def _broken_trees(graph, levels, parents) -> dict:
+    """Rule -> (levels, parents) breaking only that rule, at the far end of the tree.
+    Rule 5: a far vertex given a parent one level up that is no neighbour of it. Rule 3:
+    a far vertex (a leaf) called unreached, though its neighbours were expanded."""
+    far = np.flatnonzero(levels == levels.max())
+    v = int(far[-1])
+    neighbours = set(graph.targets[graph.offsets[v]:graph.offsets[v + 1]].tolist())
+    up = np.flatnonzero(levels == levels[v] - 1)
+    rule5 = parents.copy()
+    rule5[v] = int(next(u for u in up[::-1] if int(u) not in neighbours))
+    rule3_levels, rule3 = levels.copy(), parents.copy()
+    rule3_levels[v], rule3[v] = -1, -1
+    return {5: (levels, rule5), 3: (rule3_levels, rule3)}
+
+
+@pytest.mark.parametrize("rule", [3, 5])
+def test_rules_3_and_5_in_pieces_on_threads(rule, monkeypatch):
+    """The pass over the arcs goes to threads when a graph has many pieces: a broken
+    tree is caught with the same message (count and first example) as in one piece."""
+    import rodinia_bfs.validate as validate
+
+    graph = kronecker(12, seed=3)
+    source = int(graph.degrees().argmax())
+    result = bfs_reference(graph, source)
+    levels, parents = _broken_trees(graph, result.levels, result.parents)[rule]
+    messages = []
+    for piece in (1 << 30, 64):  # one piece; then ~1,000 pieces
+        monkeypatch.setattr(validate, "EDGES_PER_PIECE", piece)
+        pieces = len(validate._piece_bounds(graph))
+        assert (pieces == 1) == (piece == 1 << 30)
+        check_parents(graph, source, result.levels, result.parents)  # the true tree passes
+        with fails(rule) as caught:
+            check_parents(graph, source, levels, parents)
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]
+    # The second check ran on as many threads as CPUs (and pieces) allow:
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(4)), raising=False)
+    assert validate._workers(pieces) == 4 and validate._workers(8) == 2
 
 
 # Bad input -----------------------------------------------------------------------------
