@@ -17,3 +17,27 @@ def gpu():
     from helpers import gpu_device_or_skip
 
     return gpu_device_or_skip()
+
+
+#: Test files whose tests go to one worker, as one unit, under pytest-xdist: their
+#: module-scoped fixtures make work that the file's tests share (the bench's quick-suite
+#: runs), which another worker would otherwise wait for on a lock, idle, or make again.
+ONE_WORKER_FILES = {"tests/test_bench.py"}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist load`` (what ``-n`` gives), but with each file of ONE_WORKER_FILES one
+    unit of work, handed out first (the largest unit first, as ``--dist loadscope`` does);
+    every other test is a unit of its own, as with ``load``. (``--dist loadgroup`` with
+    an ``xdist_group`` mark would say this, but it does not group under pytest 9.2.)"""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OneWorkerFiles(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path in ONE_WORKER_FILES else nodeid
+
+    return OneWorkerFiles(config, log)
