@@ -17,7 +17,8 @@ The JSON written by ``--json`` (and ``--out``) holds::
                              gteps_graph500_median},
                  variants: {NAME: {setup_ms, setup_cold_ms, median_ms, min_ms, max_ms,
                                    times_ms, wall_ms, wall_times_ms, wall_search_times_ms,
-                                   wall_overhead_ms, oneshot_ms,
+                                   wall_overhead_ms, wall_copy_times_ms?,
+                                   wall_beyond_copy_ms?, oneshot_ms,
                                    oneshot_times_ms, gteps_median, gteps_graph500_median,
                                    levels, iterations, valid, speedup_vs_reference,
                                    profile: {source, frontier_sizes, level_times_ms}}}}],
@@ -41,9 +42,12 @@ What a user waits for, per variant (docs/measuring.rst explains each): ``setup_m
 ``setup_cold_ms`` (the same with an empty kernel cache), ``wall_ms`` (median of one
 search with its levels and parents in host memory, host clock), ``wall_search_times_ms``
 (the search inside each of those calls, device events), ``wall_overhead_ms`` (the median
-of each call's wall time minus its own search: what getting the result out costs) and
-``oneshot_ms`` (median of one ``rodinia_bfs.bfs()`` call); per graph, ``result_copy_ms``
-is that cost's floor, one copy of a levels and a parents array into pinned host memory.
+of each call's wall time minus its own search: what getting the result out costs),
+``wall_copy_times_ms`` (that result's copy into the same pinned buffers timed again
+after each call, its floor) and ``wall_beyond_copy_ms`` (the median of wall - search -
+copy), both absent for a step whose result comes from several GPUs, and ``oneshot_ms``
+(median of one ``rodinia_bfs.bfs()`` call); per graph, ``result_copy_ms`` is one copy of
+a levels and a parents array into pinned host memory between fresh buffers.
 Results written before these were measured lack them.
 
 The bench prints a short table (:func:`~rodinia_bfs.bench.report.terminal_table`);

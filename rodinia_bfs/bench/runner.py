@@ -242,6 +242,26 @@ def time_result_copy(device, graph: CSRGraph, repeats: int = 20) -> float:
         device.free(source)
 
 
+def time_own_copy(device, step, levels, parents) -> float | None:
+    """The copy inside a wall time, alone: the step's levels (and parents, where
+    ``parents`` is not None) copied again from its device arrays into the same pinned
+    host arrays, queued on its stream and waited for, as its ``results`` does (host clock, ms).
+    None for a step that gathers its result another way (from several GPUs)."""
+    from rodinia_bfs.variants.base import GPUStep
+
+    if type(step).results is not GPUStep.results:
+        return None
+    n = step.graph.num_vertices
+    device.synchronize()
+    start = time.perf_counter()
+    if n:
+        device.memcpy_dtoh_async(levels, step.levels.view(0, 4 * n), step.stream)
+        if parents is not None:
+            device.memcpy_dtoh_async(parents, step.parents.view(0, 4 * n), step.stream)
+    step.stream.synchronize()
+    return (time.perf_counter() - start) * 1e3
+
+
 def search_and_download(prepared, source: int):
     """One search with its levels and parents in host memory, as a user of a prepared
     graph waits for it: :meth:`rodinia_bfs.PreparedGraph.bfs`, the search and the
@@ -316,7 +336,7 @@ def _time_searches(device, step, graph: CSRGraph, sources: list[int], expected: 
     # Device events mark the search inside the same call, so that what getting the
     # result out costs (wall - search) is paired call by call: a host-driven search
     # varies from one run to the next by more than a download takes.
-    walls, searched, answers = [], [], []
+    walls, searched, copies, answers = [], [], [], []
     from rodinia_bfs.api import PreparedGraph
 
     prepared = PreparedGraph.around(step)  # the step is closed by the caller
@@ -338,6 +358,9 @@ def _time_searches(device, step, graph: CSRGraph, sources: list[int], expected: 
             searched.append(begin.elapsed_ms(end))
             # A prepared graph may hand out the same buffers at every search: keep copies.
             answers.append((np.array(levels), None if parents is None else np.array(parents)))
+            # Into the pinned buffers the call downloaded into (the arrays it returned
+            # are read-only views of them).
+            copies.append(time_own_copy(device, step, *prepared._pinned))
     finally:
         del step.search  # the step's own method again
     for source, (levels, parents), reference in zip(sources, answers, expected):
@@ -360,6 +383,10 @@ def _time_searches(device, step, graph: CSRGraph, sources: list[int], expected: 
         "wall_times_ms": [float(t) for t in walls],
         "wall_search_times_ms": [float(t) for t in searched],
         "wall_overhead_ms": float(np.median(np.subtract(walls, searched))),
+        **({} if None in copies else {
+            "wall_copy_times_ms": [float(t) for t in copies],
+            "wall_beyond_copy_ms": float(np.median(np.subtract(np.subtract(walls, searched),
+                                                               copies)))}),
         "levels": depths,
         "iterations": iterations,
         "profile": {
