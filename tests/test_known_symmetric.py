@@ -48,10 +48,11 @@ def test_a_label_alone_is_no_promise():
     assert not one_way.is_symmetric()
 
 
-@pytest.mark.parametrize("variant", ["push_pull_basic", "adaptive_basic", "out_of_memory"])
+@pytest.mark.parametrize("variant", ["push_pull_basic", "adaptive_basic", "out_of_memory",
+                                     "multi_gpu"])
 def test_host_set_up_skips_the_reverse_of_a_graph_built_both_ways(variant, monkeypatch):
     """The steps that build their in-lists on the host (the basic pull, step 9's host
-    in-lists) reverse a graph only when it may be directed: a graph built both ways is
+    in-lists, step 8's pull under the edge cut) reverse a graph only when it may be directed: a graph built both ways is
     searched with its out-lists as in-lists, and still exactly."""
     from rodinia_bfs.reference import bfs_reference
     from rodinia_bfs.runtime import get_device
@@ -59,7 +60,8 @@ def test_host_set_up_skips_the_reverse_of_a_graph_built_both_ways(variant, monke
     from rodinia_bfs.variants import STEPS
 
     graph = generators.grid_with_hubs(20, 20, seed=5)
-    options = {"host_edges": "zero_copy"} if variant == "out_of_memory" else {}
+    options = {"out_of_memory": {"host_edges": "zero_copy"},
+               "multi_gpu": {"gpus": 2, "policy": "oec", "direction": "auto"}}.get(variant, {})
     reversed_ = []
     reverse = CSRGraph.reverse
     monkeypatch.setattr(CSRGraph, "reverse", lambda g: reversed_.append(g) or reverse(g))

@@ -141,9 +141,15 @@ def pull_inputs(graph: CSRGraph, plan: PartitionPlan) -> tuple[list[PullInputs],
     graph those are the in-lists too, and nothing more is stored. Otherwise (a directed
     graph, or a policy that spreads a vertex's edges) the GPU gets the in-lists of its
     masters from the reverse graph: the reverse partitioned by the same master blocks."""
-    # In id order: under the edge cut a GPU's own out-lists serve, and they are in id order.
-    reverse, symmetric, active = bottom_up_inputs(graph, hubs_first=False)
     edge_cut = plan.policy == "oec"
+    if edge_cut and graph.known_symmetric:
+        # Built both ways: the out-lists are the in-lists, and no reverse is needed; the
+        # vertices with in-edges are those with out-edges.
+        reverse, symmetric = None, True
+        active = np.flatnonzero(np.diff(graph.offsets) > 0).astype(np.int32)
+    else:
+        # In id order: under the edge cut a GPU's own out-lists serve, in id order.
+        reverse, symmetric, active = bottom_up_inputs(graph, hubs_first=False)
     inputs = []
     for part in plan.parts:
         first, end = np.searchsorted(active, [part.first_master, part.end_master])
