@@ -20,6 +20,8 @@ Kronecker graph (33 million stored edges) is checked in well under a second.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from rodinia_bfs.errors import ValidationError
@@ -117,8 +119,6 @@ def _edge_piece(graph: CSRGraph, lo: int, hi: int):
 def _workers(pieces: int) -> int:
     """Threads for the pass over the arcs: NumPy's gathers and compares release the GIL,
     so a large graph's pieces go to one thread per CPU this process may use."""
-    import os
-
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, min(cpus or 1, pieces // 4))
 

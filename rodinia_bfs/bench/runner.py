@@ -219,24 +219,30 @@ def _marking_end(search, end, stream):
     return search_then_mark
 
 
+def _timed_download(device, stream, copies) -> float:
+    """Milliseconds (host clock) to copy each ``(host array, device buffer)`` of
+    ``copies``, all queued on ``stream`` and then waited for once, as
+    :meth:`~rodinia_bfs.variants.base.GPUStep.results` downloads a result."""
+    device.synchronize()
+    start = time.perf_counter()
+    for host, buffer in copies:
+        device.memcpy_dtoh_async(host, buffer, stream)
+    stream.synchronize()
+    return (time.perf_counter() - start) * 1e3
+
+
 def time_result_copy(device, graph: CSRGraph, repeats: int = 20) -> float:
-    """The floor of what getting a result out costs: the median milliseconds (host clock)
-    of copying a levels and a parents array (``4 * num_vertices`` bytes each) from the
-    device into pinned host memory, as :meth:`~rodinia_bfs.variants.base.GPUStep.results`
-    does: two copies queued on a stream, then waited for once."""
+    """The floor of what getting a result out costs: the median milliseconds of copying
+    a levels and a parents array (``4 * num_vertices`` bytes each) from the device into
+    pinned host memory (:func:`_timed_download`)."""
     n = max(graph.num_vertices, 1)
-    stream = device.stream()
     source = device.malloc(8 * n)
     levels, parents = device.host_malloc(n, np.int32), device.host_malloc(n, np.int32)
+    copies = [(levels, source.view(0, 4 * n)), (parents, source.view(4 * n, 4 * n))]
     try:
-        times = []
-        for _ in range(repeats + 1):  # the first copy touches the pages: not counted
-            device.synchronize()
-            start = time.perf_counter()
-            device.memcpy_dtoh_async(levels, source.view(0, 4 * n), stream)
-            device.memcpy_dtoh_async(parents, source.view(4 * n, 4 * n), stream)
-            stream.synchronize()
-            times.append((time.perf_counter() - start) * 1e3)
+        stream = device.stream()
+        # The first copy touches the pages: not counted.
+        times = [_timed_download(device, stream, copies) for _ in range(repeats + 1)]
         return float(np.median(times[1:]))
     finally:
         device.free(source)
@@ -245,21 +251,17 @@ def time_result_copy(device, graph: CSRGraph, repeats: int = 20) -> float:
 def time_own_copy(device, step, levels, parents) -> float | None:
     """The copy inside a wall time, alone: the step's levels (and parents, where
     ``parents`` is not None) copied again from its device arrays into the same pinned
-    host arrays, queued on its stream and waited for, as its ``results`` does (host clock, ms).
-    None for a step that gathers its result another way (from several GPUs)."""
+    host arrays (:func:`_timed_download`). None for a step that gathers its result
+    another way (from several GPUs)."""
     from rodinia_bfs.variants.base import GPUStep
 
     if type(step).results is not GPUStep.results:
         return None
     n = step.graph.num_vertices
-    device.synchronize()
-    start = time.perf_counter()
-    if n:
-        device.memcpy_dtoh_async(levels, step.levels.view(0, 4 * n), step.stream)
-        if parents is not None:
-            device.memcpy_dtoh_async(parents, step.parents.view(0, 4 * n), step.stream)
-    step.stream.synchronize()
-    return (time.perf_counter() - start) * 1e3
+    copies = [(levels, step.levels.view(0, 4 * n))] if n else []
+    if n and parents is not None:
+        copies.append((parents, step.parents.view(0, 4 * n)))
+    return _timed_download(device, step.stream, copies)
 
 
 def search_and_download(prepared, source: int):
