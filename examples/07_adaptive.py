@@ -43,7 +43,11 @@ from rodinia_bfs.variants.adaptive_basic import AdaptiveBasicBFS
 
 #: A single block of 64 threads with queues of 32 entries and levels of at most 1,024
 #: edges: small enough that the graphs here, small for the emulator, use every kernel.
-OPTIONS = dict(sb_block_size=64, block_size=128, sb_capacity=32, sb_edge_limit=1024)
+#: The hand-over by capacity alone, so that what each level ran depends on the frontier
+#: only: the step's default also times the levels (the measured hand-over), and what it
+#: chooses then depends on the device the example runs on.
+OPTIONS = dict(sb_block_size=64, block_size=128, sb_capacity=32, sb_edge_limit=1024,
+               handover="capacity")
 
 
 def basic_runs(choices) -> str:

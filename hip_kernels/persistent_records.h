@@ -32,13 +32,19 @@
 #error "compile with -DHAND_BACK=<1: a frontier that shrinks goes back to the single block>"
 #endif
 #ifndef SB_ROW_WIDTH
-#error "compile with -DSB_ROW_WIDTH=<0, or the width of each vertex's row of neighbours (1, 2, 4, 8, 16)>"
+#error "compile with -DSB_ROW_WIDTH=<0, or the width of each vertex's row of neighbours (a power of two, a row at most 128 bytes)>"
 #endif
-#if SB_ROW_WIDTH < 0 || SB_ROW_WIDTH > 16 || (SB_ROW_WIDTH & (SB_ROW_WIDTH - 1)) != 0
-#error "SB_ROW_WIDTH must be 0, 1, 2, 4, 8 or 16"
+#if SB_ROW_WIDTH < 0 || 4 * SB_ROW_WIDTH > 128 || (SB_ROW_WIDTH & (SB_ROW_WIDTH - 1)) != 0
+#error "SB_ROW_WIDTH must be 0 or a power of two, a row at most 128 bytes"
 #endif
 #ifndef SB_LOG
 #error "compile with -DSB_LOG=<1: the single block logs what it finds and persistent_flush writes it out, 0: it writes levels and parents itself>"
+#endif
+#ifndef SB_ROW_BATCH
+#error "compile with -DSB_ROW_BATCH=<rows a thread of the single block loads before it claims any>"
+#endif
+#ifndef MEASURED_HANDOVER
+#error "compile with -DMEASURED_HANDOVER=<1: the single block hands over a level it runs slower than the grid, 0: only one that outgrows it>"
 #endif
 #ifndef VP_MAX_DEGREE
 #error "compile with -DVP_MAX_DEGREE=<levels gathered by warps while no frontier vertex has more edges; 0: never>"
@@ -54,6 +60,9 @@
 #endif
 #if SB_CAPACITY < 1 || EDGE_BATCH < 1 || SB_EDGE_LIMIT < 0 || VP_MAX_DEGREE < 0 || VP_MAX_VERTICES < 0
 #error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1, and SB_EDGE_LIMIT, VP_MAX_DEGREE, VP_MAX_VERTICES >= 0"
+#endif
+#if SB_ROW_BATCH < 1
+#error "SB_ROW_BATCH must be at least 1"
 #endif
 #if SB_EDGE_LIMIT >= (1 << 20)
 #error "SB_EDGE_LIMIT must be below 2^20: a level's counts share one 8-byte counter"
@@ -76,6 +85,12 @@ struct Control {
     // first log_to entries of the log, of levels log_level and on (LogEntry).
     bfs_u32 log_to;
     level_t log_level;
+    // With MEASURED_HANDOVER (step 7), what each kernel measured of the tiers: the
+    // fastest level of the grid's last run (nanoseconds of the device clock; 0: none
+    // yet), and the frontier's vertices when the single block last handed over a level
+    // for running slower than that (0: it never did).
+    bfs_u32 grid_ns;
+    bfs_u32 slow_vertices;
 };
 #define MODE_SINGLE 1
 #define MODE_GRID 2

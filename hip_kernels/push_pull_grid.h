@@ -69,6 +69,15 @@ push_pull_bfs(const PushPullArgs a)
 #if ADAPTIVE_HANDOFF
     bool handed_back = false;
     bfs_u32 fitting = 0;  // levels in a row whose frontier the single block could take
+    // [adaptive-measured-begin]
+    // MEASURED_HANDOVER: thread 0 times each level of this run with the device clock,
+    // and keeps the fastest (what a grid level costs at least) for the single block. A
+    // frontier goes back only when it is at most half as wide as the last one the single
+    // block gave up for being slow (0: none was).
+    bfs_u64 level_began = 0;
+    bfs_u32 fastest_ns = 0;
+    const bfs_u32 slow_vertices = MEASURED_HANDOVER && !fresh ? a.control->slow_vertices : 0u;
+    // [adaptive-measured-end]
     if (!fresh) {
         // [adaptive-resume-begin]
         // Carry on from where the single block stopped: the frontier of `level` is in the
@@ -191,6 +200,13 @@ push_pull_bfs(const PushPullArgs a)
         if (thread == 0)
             stamp(a.stamps, a.stamp_capacity, st.level,
                   st.direction == BOTTOM_UP ? STAMP_PULL : MODE_GRID, (bfs_u32)st.frontier_vertices);
+        if (MEASURED_HANDOVER && thread == 0) {
+            const bfs_u64 now = device_clock();
+            const bfs_u64 took = now - level_began;
+            if (level_began != 0 && took < 0xffffffffull && (fastest_ns == 0 || took < fastest_ns))
+                fastest_ns = (bfs_u32)took;
+            level_began = now;
+        }
 #endif
         // Three bitmaps in turn: this level's frontier, the next one, and the last
         // level's, which this level's phase clears.
@@ -239,8 +255,11 @@ push_pull_bfs(const PushPullArgs a)
         // (Waiting for a few small levels keeps the short tail of a small-world graph in
         // the grid: a hand-back costs more than the levels it would save there; a long
         // tail, a road network's or a mesh's, still goes to the single block.)
-        fitting = !st.as_bitmap && fits_single_block(st.small_count, st.medium_count,
-                                                     st.large_count) ? fitting + 1 : 0;
+        const bool narrow = slow_vertices == 0 ||
+                            2 * (bfs_u64)(st.small_count + st.medium_count) <= slow_vertices;
+        fitting = !st.as_bitmap && narrow &&
+                  fits_single_block(st.small_count, st.medium_count, st.large_count)
+                      ? fitting + 1 : 0;
         if (fitting >= HAND_BACK_AFTER) {
             if (!grid_sync(a.barrier)) GIVE_UP();  // everyone has read the counters written here
             if (blockIdx.x == 0 && threadIdx.x < QUEUES) {
@@ -331,6 +350,12 @@ push_pull_bfs(const PushPullArgs a)
         // frontier's and the unvisited vertices'.
         a.control->visited_edges = a.num_edges - st.unvisited_edges - st.frontier_edges;
         a.control->previous = (bfs_u32)st.previous_vertices;
+        if (MEASURED_HANDOVER) {
+            // A fresh search forgets the last search's measures; a run that timed no
+            // level keeps the one before.
+            if (fastest_ns != 0 || fresh) a.control->grid_ns = fastest_ns;
+            if (fresh) a.control->slow_vertices = 0;
+        }
 #endif
     }
 }

@@ -34,6 +34,15 @@ persistent_single(const PersistentArgs a, vertex_t start)
     bfs_u32 enqueued = fresh ? 0 : a.control->enqueued;
     bfs_u32 previous = fresh ? 0 : a.control->previous;
     bfs_u64 visited_edges = fresh ? 0 : a.control->visited_edges;
+    // [persistent-single-measured-begin]
+    // MEASURED_HANDOVER: what a grid level costs, as the grid measured it (0: unknown),
+    // and the width of the last level handed over for being slow.
+    bfs_u32 slow_vertices = MEASURED_HANDOVER && !fresh ? a.control->slow_vertices : 0u;
+    #if MEASURED_HANDOVER
+    const bfs_u32 grid_ns = fresh ? 0u : a.control->grid_ns;
+    const level_t first_level = level;
+    #endif
+    // [persistent-single-measured-end]
 
     // [persistent-single-shared-begin]
     // Shared memory: the two queues (dynamic, sized by SB_CAPACITY: with rows, vertices
@@ -44,6 +53,9 @@ persistent_single(const PersistentArgs a, vertex_t start)
     __shared__ LevelCount counter[3];
     #if SB_ROW_WIDTH > 0
     __shared__ bfs_u64 expanded;  // the edges the block expanded
+    #endif
+    #if MEASURED_HANDOVER
+    __shared__ bfs_u64 level_began;  // thread 0's clock when the last level began
     #endif
     __shared__ bfs_u32 warp_sums[SB_BLOCK_SIZE / WARP_SIZE];
     __shared__ LocalQueues local;
@@ -78,7 +90,7 @@ persistent_single(const PersistentArgs a, vertex_t start)
     }
     const bfs_u32 small_count = fresh ? 0 : Q.count(level, SMALL);
     const bfs_u32 medium_count = fresh ? 0 : Q.count(level, MEDIUM);
-    if (threadIdx.x < 3) counter[threadIdx.x] = LevelCount{0, 0, 0};
+    if (threadIdx.x < 3) counter[threadIdx.x] = LevelCount{0, 0, 0, 0};
     #if SB_ROW_WIDTH > 0
     if (threadIdx.x == 0) expanded = 0;
     #endif
@@ -137,16 +149,35 @@ persistent_single(const PersistentArgs a, vertex_t start)
         // [persistent-single-depth-end]
         // (With rows, a level has at most SB_ROW_WIDTH edges a vertex.)
         const bfs_u32 edges_at_most = SB_ROW_WIDTH > 0 ? count * SB_ROW_WIDTH : total;
-        if (count > SB_CAPACITY || edges_at_most > SB_EDGE_LIMIT) {
+        // [persistent-single-hand-over-rule-begin]
+        // The level goes to the grid when it outgrows the block's queues or edge limit,
+        // and with MEASURED_HANDOVER also when the block ran the level two before this
+        // one slower than the grid runs a level (`slow`, the same in every thread).
+        const bool slow = MEASURED_HANDOVER && counter[level % 3].slow;
+        if (count > SB_CAPACITY || edges_at_most > SB_EDGE_LIMIT || slow) {
+            if (slow) slow_vertices = count;  // the grid gives back only narrower ones
             hand_over(S, Q, level % 2, count, level, &local);
             mode = MODE_GRID;
             enqueued -= count;  // the grid counts them again
             break;
         }
-        if (threadIdx.x == 0) counter[(level + 2) % 3] = LevelCount{0, 0, 0};  // read a barrier ago
+        if (threadIdx.x == 0) counter[(level + 2) % 3] = LevelCount{0, 0, 0, 0};  // read a barrier ago
         LevelCount* const next = &counter[(level + 1) % 3];
+    #if MEASURED_HANDOVER
+        // Thread 0 times the level before this one (from its start to this one's, the
+        // barrier included) and tells the next level whether it was slower than a grid
+        // level: every thread reads the flag a barrier from now.
+        if (threadIdx.x == 0) {
+            const bfs_u64 now = device_clock();
+            next->slow = level > first_level && grid_ns > 0 && now - level_began > grid_ns;
+            level_began = now;
+        }
+    #endif
+        // [persistent-single-hand-over-rule-end]
     #if SB_ROW_WIDTH > 0
-        my_expanded += expand_rows(S, level % 2, count, level, next, logged);
+        my_expanded += SB_ROW_BATCH > 1 && count > SB_BLOCK_SIZE
+                           ? expand_rows<SB_ROW_BATCH>(S, level % 2, count, level, next, logged)
+                           : expand_rows<1>(S, level % 2, count, level, next, logged);
     #else
         visited_edges += total;  // exact: a level with a clamped degree went to the grid
         if (by_warp) {
@@ -177,6 +208,7 @@ persistent_single(const PersistentArgs a, vertex_t start)
         a.control->visited_edges = visited_edges;
         a.control->log_to = logged;
         a.control->log_level = log_level;
+        if (MEASURED_HANDOVER) a.control->slow_vertices = slow_vertices;
         if (fresh) {  // the rest of the record, for the grid
             a.control->source = source;
             a.control->pieces = 0;

@@ -119,31 +119,47 @@ __device__ inline void expand_warps(const SingleBlock& S, int q, bfs_u32 count, 
 // The same level read as rows (SB_ROW_WIDTH > 0): a thread per slot loads its vertex's
 // row, claims every entry that is not padding, and its warp appends what it claimed.
 // The level's chain of dependent steps is then the slot, one load, the atomics and the
-// append. Returns the entries this thread expanded (step 7's rule counts them).
+// append. A thread takes BATCH slots, SB_BLOCK_SIZE apart, and loads all their rows
+// before it claims any, so that the loads of a level wider than the block are in flight
+// together (with a batch of 1, a level of 2,048 vertices is two such chains, one after
+// the other); the kernel takes a batch of SB_ROW_BATCH only for such a level, as a
+// narrower one would claim padding. Returns the entries this thread expanded (step 7's
+// rule counts them).
+template <int BATCH>
 __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count, level_t level,
                                       LevelCount* counter, bfs_u32 log_base)
 {
+    constexpr int N = BATCH * SB_ROW_WIDTH;  // entries a lane claims at once
+    static_assert(N <= 8 * (int)sizeof(bfs_u32), "a lane's finds are the bits of one word");
     const vertex_t* const F = queue(S, q).vertex;
     bfs_u32 expanded = 0;
-    for (bfs_u32 base = warp_id() * WARP_SIZE; base < count; base += SB_BLOCK_SIZE) {
-        const bfs_u32 i = base + lane_id();
-        const vertex_t from = i < count ? F[i] : -1;
-        Row row;
-        if (from >= 0) {
-            row = S.rows[from];
-        } else {
-            for (int k = 0; k < SB_ROW_WIDTH; k++) row.vertex[k] = -1;
+    // The loop bound is the same for every lane of a warp, so the warp appends together.
+    for (bfs_u32 base = warp_id() * WARP_SIZE; base < count;
+         base += SB_BLOCK_SIZE * BATCH) {
+        Row row[BATCH];
+        vertex_t from[BATCH];
+        for (int b = 0; b < BATCH; b++) {
+            const bfs_u32 i = base + b * SB_BLOCK_SIZE + lane_id();
+            from[b] = i < count ? F[i] : -1;
+            if (from[b] >= 0) {
+                row[b] = S.rows[from[b]];
+            } else {
+                for (int k = 0; k < SB_ROW_WIDTH; k++) row[b].vertex[k] = -1;
+            }
         }
-        EdgeRecord found[SB_ROW_WIDTH];
-        vertex_t parent[SB_ROW_WIDTH];
+        EdgeRecord found[N];
+        vertex_t parent[N];
         bfs_u32 valid = 0;
-        for (int k = 0; k < SB_ROW_WIDTH; k++) {
-            found[k].vertex = row.vertex[k];
-            parent[k] = from;
-            if (row.vertex[k] >= 0) valid |= 1u << k;
+        for (int b = 0; b < BATCH; b++) {
+            for (int k = 0; k < SB_ROW_WIDTH; k++) {
+                const int e = b * SB_ROW_WIDTH + k;
+                found[e].vertex = row[b].vertex[k];
+                parent[e] = from[b];
+                if (row[b].vertex[k] >= 0) valid |= 1u << e;
+            }
         }
-        const bfs_u32 mine = claim<SB_ROW_WIDTH>(S, found, valid, parent, level + 1);
-        append<SB_ROW_WIDTH>(S, 1 - q, counter, found, parent, mine, 0, log_base);
+        const bfs_u32 mine = claim<N>(S, found, valid, parent, level + 1);
+        append<N>(S, 1 - q, counter, found, parent, mine, 0, log_base);
         expanded += (bfs_u32)__popc(valid);
     }
     return expanded;

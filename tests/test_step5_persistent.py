@@ -160,8 +160,8 @@ def test_every_configuration_matches_independent_bfs(device, name, lists, rows, 
     configuration of CONFIGS runs whole."""
     graph = GRAPHS[name]()
     options = configs(device.warp_size)[config_name(lists, rows, log_swapped)]
-    if rows and graph.degrees().max() > 16:
-        with pytest.raises(RodiniaBFSError, match="rows need every degree to be at most 16"):
+    if rows and graph.degrees().max() > 32:
+        with pytest.raises(RodiniaBFSError, match="rows need every degree to be at most 32"):
             PersistentBFS(device, graph, **options)
         return
     with PersistentBFS(device, graph, **options) as step:
@@ -543,22 +543,24 @@ def test_rows():
 
 def test_row_width_by_the_degrees():
     """Rows by default where the largest degree is at most ROW_WIDTH_MAX (8), on request
-    up to 16, never with rows=False; more than 16 edges is a clear error."""
+    up to ROW_WIDTH_LIMIT (32), never with rows=False; more than 32 edges is a clear
+    error."""
     assert row_width(grid2d(5, 5), None) == 4
     assert row_width(path_graph(10), None) == 2
     assert row_width(spider(legs=9), None) == 0 and row_width(spider(legs=9), True) == 16
     assert row_width(grid2d(5, 5), False) == 0
     assert row_width(CSRGraph.from_edges([0], [0], 1), None) == 1
-    with pytest.raises(RodiniaBFSError, match="a vertex of 17 edges"):
-        row_width(spider(legs=17), True)
+    assert row_width(spider(legs=17), True) == 32
+    with pytest.raises(RodiniaBFSError, match="a vertex of 33 edges"):
+        row_width(spider(legs=33), True)
 
 
 def test_rows_expand_every_entry(device):
     """With rows, every entry of a row that is not padding is claimed; a kernel that
     passes over entry 0 of each row goes wrong."""
     graph = grid2d(37, 29)
-    broken = edit_kernel("single_block_expand.h", "if (row.vertex[k] >= 0) valid |= 1u << k;",
-                         "if (k > 0 && row.vertex[k] >= 0) valid |= 1u << k;")
+    broken = edit_kernel("single_block_expand.h", "if (row[b].vertex[k] >= 0) valid |= 1u << e;",
+                         "if (k > 0 && row[b].vertex[k] >= 0) valid |= 1u << e;")
     with PersistentBFS(device, graph, **SMALL_BLOCKS) as step:
         assert step.row_width == 4
         check_run(step, 0, step.run(0))
@@ -566,6 +568,36 @@ def test_rows_expand_every_entry(device):
     with with_kernel(PersistentBFS, **edited)(device, graph, **SMALL_BLOCKS) as step:
         wrong = step.run(0)
     assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
+
+
+@pytest.mark.parametrize("row_batch", [1, 2, 4])
+def test_row_batches(device, row_batch):
+    """A thread of the single block loads ``row_batch`` rows before it claims any: on a
+    grid whose diagonal levels are up to 37 vertices wide, a block of one warp takes
+    each level wider than the block (from the centre, up to 120 vertices) in slots of
+    one, two or four rows a lane, and ends exact; a kernel that loads the second row of a
+    batch and never claims it goes wrong. Rows of 4 entries allow a batch of up to 8 (32
+    entries a lane); 9 is refused."""
+    graph = grid2d(61, 61)
+    options = dict(sb_block_size=device.warp_size, block_size=128, row_batch=row_batch)
+    with PersistentBFS(device, graph, **options) as step:
+        assert step.row_width == 4 and step.defines["SB_ROW_BATCH"] == row_batch
+        widest = 0
+        for source in (0, 61 * 30 + 30):
+            run = step.run(source, profile=True)
+            check_run(step, source, run)
+            assert set(kernels_run(step)) == {"single"}
+            widest = max(widest, *frontier_sizes(run))
+        assert widest > 1.5 * device.warp_size
+    if row_batch > 1:
+        broken = edit_kernel("single_block_expand.h", "if (row[b].vertex[k] >= 0) valid |= 1u << e;",
+                             "if (b != 1 && row[b].vertex[k] >= 0) valid |= 1u << e;")
+        edited = single_block("single_block_expand.h", broken)
+        with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
+            wrong = step.run(61 * 30 + 30)
+        assert not np.array_equal(wrong.levels, scipy_levels(graph, 61 * 30 + 30))
+    with pytest.raises(RodiniaBFSError, match="row_batch must be at least 1"):
+        PersistentBFS(device, graph, row_batch=9)
 
 
 @pytest.mark.parametrize("config", ["rows-switching", "switching-logged"])
@@ -663,8 +695,8 @@ def test_nvrtc_compiles(arch, warp_size, which):
 @pytest.mark.parametrize("name", sorted(GRAPHS))
 def test_gpu_every_configuration(gpu, name, config):
     graph = GRAPHS[name]()
-    if config.startswith("rows-") and graph.degrees().max() > 16:
-        with pytest.raises(RodiniaBFSError, match="rows need every degree to be at most 16"):
+    if config.startswith("rows-") and graph.degrees().max() > 32:
+        with pytest.raises(RodiniaBFSError, match="rows need every degree to be at most 32"):
             PersistentBFS(gpu, graph, **configs(gpu.warp_size)[config])
         return
     with PersistentBFS(gpu, graph, **configs(gpu.warp_size)[config]) as step:

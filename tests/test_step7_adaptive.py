@@ -19,9 +19,15 @@ from helpers import GRAPHS, check_run, pairwise_params, sources_of
 from test_step5_persistent import (SMALL_BLOCKS, check_search, frontier_sizes, one_way, path_graph,
                                    spider, stopped_in)
 
+#: The hand-over by capacity alone: which kernel runs each level then depends on the
+#: frontier only, not on the device clock, so that these tests can say which one did.
+#: (The step's default, the measured hand-over, runs in the step contract's tests and in
+#: test_measured_hand_over below.)
+BY_CAPACITY = dict(SMALL_BLOCKS, handover="capacity")
+
 #: Single-block queues of 16 entries and levels of at most 1024 edges: a frontier of
 #: more than 16 vertices goes to the grid, one of at most 8 comes back.
-SWITCHING = dict(SMALL_BLOCKS, sb_capacity=16, sb_edge_limit=1024)
+SWITCHING = dict(BY_CAPACITY, sb_capacity=16, sb_edge_limit=1024)
 
 
 def runs(choices: list[str]) -> list[str]:
@@ -171,7 +177,7 @@ def test_path_of_thousands_of_levels(device):
     """5,000 levels: the grid starts, hands the path back after HAND_BACK_AFTER small
     levels, and the single block runs the rest, with one wait of the host."""
     graph = path_graph(5_000)
-    with AdaptiveBFS(device, graph, **SMALL_BLOCKS) as step:
+    with AdaptiveBFS(device, graph, **BY_CAPACITY) as step:
         result = step.run(0)
         check_run(step, 0, result)
         first = HAND_BACK_AFTER - 1
@@ -185,7 +191,7 @@ def test_path_through_the_grid(device):
     hands the source's level over at once): the grid runs 301 levels, all top-down
     (a frontier of at most two vertices never meets Beamer's rule), and ends exact."""
     graph = path_graph(600)
-    with AdaptiveBFS(device, graph, **SMALL_BLOCKS, sb_edge_limit=0) as step:
+    with AdaptiveBFS(device, graph, **BY_CAPACITY, sb_edge_limit=0) as step:
         result = step.run(300)
         check_run(step, 300, result)
         assert set(step.last_choices) == {"push"}
@@ -293,3 +299,32 @@ def test_grid_kernel_takes_step_5s_queue_thresholds(device, monkeypatch):
     with AdaptiveBFS(device, kronecker(10, seed=1)) as step:
         for macro in ("WARP_THRESHOLD", "BLOCK_THRESHOLD", "BLOCK_PIECE", "BLOCK_SIZE"):
             assert compiled[macro] == step.defines[macro], macro
+
+
+@pytest.mark.parametrize("name", ["grid-37x29", "graphgen-3001", "awkward"])
+def test_measured_hand_over(device, name):
+    """The measured hand-over (the step's default) with small single-block queues, so
+    that the frontier goes to the grid and back: every search ends exact whichever kernel
+    the device clock gave each level to, and the grid leaves in the Control record the
+    fastest level it timed (nanoseconds), which the single block compares its own with."""
+    from rodinia_bfs.variants.persistent import CONTROL
+
+    graph = GRAPHS[name]()
+    with AdaptiveBFS(device, graph, **SWITCHING | {"handover": "measured"}) as step:
+        assert step.defines["MEASURED_HANDOVER"] == 0  # step 5's; the compiled module's:
+        assert step._push_pull["MEASURED_HANDOVER"] == 1
+        for source in sources_of(graph):
+            result = step.run(source)
+            check_run(step, source, result)
+            control = device.from_device(step.control, 1, CONTROL)[0]
+            grid_levels = sum(choice != "single" for choice in step.last_choices)
+            if grid_levels >= 2:  # the grid timed at least one whole level of its own
+                assert control["grid_ns"] > 0
+            # The single block recorded a width only when it gave a level up for being
+            # slow, and such a level had a frontier of its own.
+            assert control["slow_vertices"] <= graph.num_vertices
+
+
+def test_handover_is_checked(device):
+    with pytest.raises(Exception, match="handover must be one of capacity, measured"):
+        AdaptiveBFS(device, grid2d(4, 4), handover="sometimes")

@@ -37,6 +37,21 @@ CHOICES = {1: "single", 7: "single", 8: "single", 2: "push", 6: "pull"}
 #: chapter 7): faster on email-Enron and as-22july06, the same elsewhere.
 HAND_BACK_AFTER = 5
 
+#: How the single block and the grid decide who runs a level: ``"capacity"``, the single
+#: block hands over a frontier that outgrows its queues or edge limit, and the grid gives
+#: back one that fits half of both; ``"measured"``, also each kernel times its levels with
+#: the device clock: the single block hands over when it ran a level slower than the
+#: grid's fastest level, and the grid gives back only a frontier at most half as wide as
+#: the one the single block gave up.
+HANDOVERS = ("capacity", "measured")
+HANDOVER = "measured"
+
+#: Threads per block of the grid: step 6's (512), not step 5's (1024). Step 6's kernel
+#: holds more registers a thread than step 5's grid, so a multiprocessor takes two blocks
+#: of 512 or one of 1024 alike; with 512 the levels of Delaunay 2^20 ran 8 % faster on
+#: the H100 (chapter 7's ladder).
+GRID_BLOCK_SIZE = push_pull.BLOCK_SIZE
+
 #: Pairs of kernels (single block, grid) queued between two read-backs of the Control
 #: record. One pair runs a search that starts in the single block, goes to the grid and
 #: ends there, or never leaves the single block; a search that is handed back takes
@@ -48,13 +63,14 @@ ROUNDS = 1
 #: top-down visits and its shared-out short queues. The queues' thresholds are step 5's,
 #: which the single block's hand-over and the grid share.
 PUSH_PULL_MACROS = ("ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD", "FORCE_DIRECTION",
-                    "VISIT_BATCH", "SHARE_SHORT_QUEUES")
+                    "VISIT_BATCH", "SHARE_SHORT_QUEUES", "CHECK_BEFORE_CLAIM")
 
 
-def tunables(warp_size: int, block_size: int = persistent.BLOCK_SIZE, *,
+def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
              alpha: int = push_pull.ALPHA, beta: int = push_pull.BETA,
              bu_probe: int = push_pull.BU_PROBE, bu_warp_threshold: int | None = None,
              direction: str = "auto", hand_back_after: int = HAND_BACK_AFTER,
+             handover: str = HANDOVER, check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
              **single) -> dict:
     """The ``-D`` macros of both kernels: step 5's (``single`` takes the single block's
     ``sb_capacity``, ``sb_edge_limit``, ... and step 4's queue tunables) and step 6's
@@ -63,9 +79,11 @@ def tunables(warp_size: int, block_size: int = persistent.BLOCK_SIZE, *,
     vertices or SB_EDGE_LIMIT edges, the grid hands back when one fits in half of both."""
     defines = persistent.tunables(warp_size, block_size, **single)
     pp = push_pull.tunables(warp_size, block_size, alpha=alpha, beta=beta, bu_probe=bu_probe,
-                            bu_warp_threshold=bu_warp_threshold, direction=direction)
+                            bu_warp_threshold=bu_warp_threshold, direction=direction,
+                            check_before_claim=check_before_claim)
     defines.update({k: pp[k] for k in PUSH_PULL_MACROS})
     defines["HAND_BACK_AFTER"] = hand_back_after
+    defines["MEASURED_HANDOVER"] = int(handover == "measured")
     return defines
 # [adaptive-tunables-end]
 
@@ -90,21 +108,29 @@ class AdaptiveBFS(PersistentBFS):
     def __init__(self, device: Device, graph: CSRGraph, *, alpha: int = push_pull.ALPHA,
                  beta: int = push_pull.BETA, bu_probe: int = push_pull.BU_PROBE,
                  bu_warp_threshold: int | None = None, direction: str = "auto",
-                 hand_back_after: int = HAND_BACK_AFTER, rounds: int = ROUNDS, **options):
+                 hand_back_after: int = HAND_BACK_AFTER, handover: str = HANDOVER,
+                 check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
+                 rounds: int = ROUNDS, **options):
         """``options`` are step 5's (the single block, the grid's queues,
-        ``max_grid_blocks``); ``hand_back_after`` and ``rounds`` this step's; the others
-        step 6's."""
+        ``max_grid_blocks``); ``hand_back_after``, ``handover`` (:data:`HANDOVERS`) and
+        ``rounds`` this step's; the others step 6's."""
+        if handover not in HANDOVERS:
+            raise RodiniaBFSError(f"handover must be one of {', '.join(HANDOVERS)}, got "
+                                  f"{handover!r}")
         # Step 6's switch and bottom-up macros only: the queues' are step 5's.
         self._push_pull = {key: value for key, value in push_pull.tunables(
-            device.warp_size, options.get("block_size", persistent.BLOCK_SIZE), alpha=alpha,
+            device.warp_size, options.setdefault("block_size", GRID_BLOCK_SIZE), alpha=alpha,
             beta=beta, bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
-            direction=direction).items() if key in PUSH_PULL_MACROS}
+            direction=direction, check_before_claim=check_before_claim).items()
+            if key in PUSH_PULL_MACROS}
         if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"]) < 1 or bu_probe < 0:
             raise RodiniaBFSError("need alpha >= 1, beta >= 1, bu_warp_threshold >= 1 and "
                                   "bu_probe >= 0")
         if hand_back_after < 1:
             raise RodiniaBFSError(f"hand_back_after must be at least 1, got {hand_back_after}")
         self._push_pull["HAND_BACK_AFTER"] = hand_back_after
+        self._push_pull["MEASURED_HANDOVER"] = int(handover == "measured")
+        self.handover = handover
         # The two CSR arrays go to the device first, and step 6's inputs are built there
         # (graph_prep.py): whether the graph is symmetric decides what it needs.
         check_prep_fits(device, graph)

@@ -56,6 +56,13 @@ VP_MAX_VERTICES = 1 << 20
 #: the smallest power of two that holds the largest degree (``rows=None``).
 ROW_WIDTH_MAX = 8
 
+#: The widest rows the single block can read (``rows=True``): 128 bytes a row.
+ROW_WIDTH_LIMIT = 32
+
+#: Rows a thread of the single block loads before it claims any (with rows): a level
+#: wider than the block is then one chain of loads, not one per SB_BLOCK_SIZE slots.
+ROW_BATCH = 1
+
 #: Pairs of kernels (single block, grid) queued between two read-backs of the Control
 #: record: each kernel of a pair either runs levels or returns at once.
 ROUNDS = 2
@@ -80,7 +87,7 @@ SB_STATIC_EXTRA = 2048
 CONTROL = np.dtype([
     ("mode", "<u4"), ("level", "<i4"), ("source", "<i4"), ("enqueued", "<u4"),
     ("pieces", "<u4"), ("previous", "<u4"), ("visited_edges", "<u8"), ("log_to", "<u4"),
-    ("log_level", "<i4"),
+    ("log_level", "<i4"), ("grid_ns", "<u4"), ("slow_vertices", "<u4"),
 ], align=True)
 # [persistent-control-py-end]
 
@@ -117,16 +124,19 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
              edge_batch: int = EDGE_BATCH, shared_bitmap: bool = True,
              edge_records: bool = True, hand_back: bool = True,
              vp_max_degree: int = VP_MAX_DEGREE, vp_max_vertices: int = VP_MAX_VERTICES,
-             row_width: int = 0, log: bool = False, **grid) -> dict:
+             row_width: int = 0, log: bool = False, row_batch: int = ROW_BATCH,
+             measured_handover: bool = False, **grid) -> dict:
     """The ``-D`` macros of both kernels: step 4's for the grid (``grid`` takes its
     ``warp_threshold``, ``block_threshold``, ``block_piece``, ``local_small`` and
-    ``local_medium``), and the single block's."""
+    ``local_medium``), and the single block's. ``measured_handover`` is step 7's (its grid
+    measures what a level costs it; step 5's grid does not)."""
     defines = balanced.tunables(warp_size, block_size, **grid)
     defines.update(SB_BLOCK_SIZE=sb_block_size, SB_CAPACITY=sb_capacity,
                    SB_EDGE_LIMIT=sb_edge_limit, EDGE_BATCH=edge_batch,
                    SHARED_BITMAP=int(bool(shared_bitmap)), EDGE_RECORDS=int(bool(edge_records)),
                    HAND_BACK=int(bool(hand_back)), VP_MAX_DEGREE=vp_max_degree,
-                   VP_MAX_VERTICES=vp_max_vertices, SB_ROW_WIDTH=row_width, SB_LOG=int(bool(log)))
+                   VP_MAX_VERTICES=vp_max_vertices, SB_ROW_WIDTH=row_width, SB_LOG=int(bool(log)),
+                   SB_ROW_BATCH=row_batch, MEASURED_HANDOVER=int(bool(measured_handover)))
     return defines
 
 
@@ -140,8 +150,9 @@ def row_width(graph: CSRGraph, rows: bool | None) -> int:
     width = 1 << max(most - 1, 0).bit_length()
     if rows is None:
         return width if width <= ROW_WIDTH_MAX else 0
-    if width > 16:
-        raise RodiniaBFSError(f"rows need every degree to be at most 16; this graph has a vertex "
+    if width > ROW_WIDTH_LIMIT:
+        raise RodiniaBFSError(f"rows need every degree to be at most {ROW_WIDTH_LIMIT}; this "
+                              f"graph has a vertex "
                               f"of {most} edges")
     return width
 
@@ -221,13 +232,14 @@ class PersistentBFS(GPUStep):
                  hand_back: bool = True, vp_max_degree: int = VP_MAX_DEGREE,
                  vp_max_vertices: int = VP_MAX_VERTICES, rows: bool | None = None,
                  log: bool | None = None, rounds: int = ROUNDS,
-                 max_grid_blocks: int | None = None, **grid):
+                 max_grid_blocks: int | None = None, row_batch: int = ROW_BATCH, **grid):
         """``sb_capacity=None`` takes the default, or less where the device's shared
         memory is smaller; ``shared_bitmap=None`` puts the visited bitmap in shared
         memory where it fits; ``rows=None`` reads the graph as rows where its degrees
         allow (:func:`row_width`); ``log=None`` logs the single block's finds (for
-        ``persistent_flush``) where it reads rows. ``grid`` holds step 4's tunables for
-        the grid kernel."""
+        ``persistent_flush``) where it reads rows; ``row_batch`` rows a thread loads at
+        once. ``grid`` holds step 4's tunables for the grid kernel (and, from step 7,
+        ``measured_handover``)."""
         super().__init__(device, graph)
         n = graph.num_vertices
         self._check_options(device, sb_block_size, sb_edge_limit, edge_batch, rounds,
@@ -236,11 +248,14 @@ class PersistentBFS(GPUStep):
             raise RodiniaBFSError(f"vp_max_degree and vp_max_vertices must be at least 0, got "
                                   f"{vp_max_degree} and {vp_max_vertices}")
         width = row_width(graph, rows)
+        if row_batch < 1 or row_batch * max(width, 1) > 32:
+            raise RodiniaBFSError(f"row_batch must be at least 1 and row_batch times the row "
+                                  f"width ({width}) at most 32, got {row_batch}")
         edge_records = edge_records and not width  # rows hold what the records would
         log = bool(width) if log is None else bool(log)
         defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
                            sb_edge_limit, edge_batch, True, edge_records, hand_back,
-                           vp_max_degree, vp_max_vertices, width, log, **grid)
+                           vp_max_degree, vp_max_vertices, width, log, row_batch, **grid)
         balanced.BalancedBFS._check_tunables(device, defines, 1)
         capacity, in_shared, self.dynamic_shared = self._plan_shared_memory(
             device, defines, sb_capacity, shared_bitmap)

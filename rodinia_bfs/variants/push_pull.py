@@ -54,6 +54,13 @@ VISIT_BATCH = 2
 #: top_down.h).
 SHARE_SHORT_QUEUES = True
 
+#: Whether a top-down visit reads its target's level before the atomicCAS that claims
+#: it (most targets are reached already, and a read is cheaper than an atomic), or
+#: claims at once (one load fewer on the way to a new vertex): CHECK_BEFORE_CLAIM in
+#: top_down.h. Claiming at once was faster on the H100 where top-down levels are many
+#: and narrow (road-NY 1.25x, Delaunay 2^22 1.13x) and the same on Kronecker-20
+#: (chapter 6).
+CHECK_BEFORE_CLAIM = False
 #: The directions a search may take: Beamer's rule, or one of them always (for tests
 #: and for comparing).
 DIRECTIONS = {"auto": 0, "push": 1, "pull": 2}
@@ -69,7 +76,8 @@ BLOCK_SIZE = 512
 def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA,
              beta: int = BETA, bu_probe: int = BU_PROBE, bu_warp_threshold: int | None = None,
              direction: str = "auto", visit_batch: int = VISIT_BATCH,
-             share_short_queues: bool = SHARE_SHORT_QUEUES, **balanced) -> dict:
+             share_short_queues: bool = SHARE_SHORT_QUEUES,
+             check_before_claim: bool = CHECK_BEFORE_CLAIM, **balanced) -> dict:
     """The ``-D`` macros of the kernel: step 4's (``balanced`` takes its options) and
     the bottom-up and switch tunables; ``None`` takes the default."""
     defines = balanced_tunables(warp_size, block_size, **balanced)
@@ -84,6 +92,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
         FORCE_DIRECTION=DIRECTIONS[direction],
         VISIT_BATCH=visit_batch,
         SHARE_SHORT_QUEUES=int(bool(share_short_queues)),
+        CHECK_BEFORE_CLAIM=int(bool(check_before_claim)),
     )
     return defines
 # [push-pull-tunables-end]
@@ -171,11 +180,13 @@ class PushPullBFS(BalancedBFS):
                  alpha: int = ALPHA, beta: int = BETA, bu_probe: int = BU_PROBE,
                  bu_warp_threshold: int | None = None, direction: str = "auto",
                  visit_batch: int = VISIT_BATCH, share_short_queues: bool = SHARE_SHORT_QUEUES,
+                 check_before_claim: bool = CHECK_BEFORE_CLAIM,
                  max_blocks: int | None = None, count_paths: bool = False, **balanced):
         self._push_pull = tunables(device.warp_size, block_size, alpha=alpha, beta=beta,
                                    bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
                                    direction=direction, visit_batch=visit_batch,
-                                   share_short_queues=share_short_queues, **balanced)
+                                   share_short_queues=share_short_queues,
+                                   check_before_claim=check_before_claim, **balanced)
         if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"], visit_batch) < 1 or bu_probe < 0:
             raise RodiniaBFSError(
                 f"need alpha >= 1, beta >= 1, bu_warp_threshold >= 1, visit_batch >= 1 and "
