@@ -85,8 +85,8 @@ struct Control {
     // first log_to entries of the log, of levels log_level and on (LogEntry).
     bfs_u32 log_to;
     level_t log_level;
-    // With MEASURED_HANDOVER (step 7), what each kernel measured of the tiers: the
-    // fastest level of the grid's last run (nanoseconds of the device clock; 0: none
+    // With MEASURED_HANDOVER (step 7), what each kernel measured of the tiers: the mean
+    // time of a level of the grid's last run (nanoseconds of the device clock; 0: none
     // yet), and the frontier's vertices when the single block last handed over a level
     // for running slower than that (0: it never did).
     bfs_u32 grid_ns;

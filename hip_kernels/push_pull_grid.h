@@ -71,11 +71,14 @@ push_pull_bfs(const PushPullArgs a)
     bfs_u32 fitting = 0;  // levels in a row whose frontier the single block could take
     // [adaptive-measured-begin]
     // MEASURED_HANDOVER: thread 0 times each level of this run with the device clock,
-    // and keeps the fastest (what a grid level costs at least) for the single block. A
-    // frontier goes back only when it is at most half as wide as the last one the single
-    // block gave up for being slow (0: none was).
-    bfs_u64 level_began = 0;
-    bfs_u32 fastest_ns = 0;
+    // and leaves their mean (what a grid level costs) for the single block. (A grid
+    // level costs about the same whatever the frontier's width, up to thousands of
+    // vertices; its fastest, a level of a few vertices, would make the single block
+    // give up levels that it runs faster than the grid.) A frontier goes back only when
+    // it is at most half as wide as the last one the single block gave up for being
+    // slow (0: none was).
+    bfs_u64 level_began = 0, timed_ns = 0;
+    bfs_u32 timed_levels = 0;
     const bfs_u32 slow_vertices = MEASURED_HANDOVER && !fresh ? a.control->slow_vertices : 0u;
     // [adaptive-measured-end]
     if (!fresh) {
@@ -202,9 +205,10 @@ push_pull_bfs(const PushPullArgs a)
                   st.direction == BOTTOM_UP ? STAMP_PULL : MODE_GRID, (bfs_u32)st.frontier_vertices);
         if (MEASURED_HANDOVER && thread == 0) {
             const bfs_u64 now = device_clock();
-            const bfs_u64 took = now - level_began;
-            if (level_began != 0 && took < 0xffffffffull && (fastest_ns == 0 || took < fastest_ns))
-                fastest_ns = (bfs_u32)took;
+            if (level_began != 0) {
+                timed_ns += now - level_began;
+                timed_levels++;
+            }
             level_began = now;
         }
 #endif
@@ -353,7 +357,8 @@ push_pull_bfs(const PushPullArgs a)
         if (MEASURED_HANDOVER) {
             // A fresh search forgets the last search's measures; a run that timed no
             // level keeps the one before.
-            if (fastest_ns != 0 || fresh) a.control->grid_ns = fastest_ns;
+            const bfs_u64 mean = timed_levels ? timed_ns / timed_levels : 0;
+            if (timed_levels || fresh) a.control->grid_ns = mean < 0xffffffffull ? (bfs_u32)mean : 0xffffffffu;
             if (fresh) a.control->slow_vertices = 0;
         }
 #endif

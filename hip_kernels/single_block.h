@@ -56,6 +56,7 @@ persistent_single(const PersistentArgs a, vertex_t start)
     #endif
     #if MEASURED_HANDOVER
     __shared__ bfs_u64 level_began;  // thread 0's clock when the last level began
+    __shared__ int was_slow;         // the level before that was slower than the grid's
     #endif
     __shared__ bfs_u32 warp_sums[SB_BLOCK_SIZE / WARP_SIZE];
     __shared__ LocalQueues local;
@@ -96,6 +97,9 @@ persistent_single(const PersistentArgs a, vertex_t start)
     #endif
     if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
     if (threadIdx.x == 0) broken = 0;
+    #if MEASURED_HANDOVER
+    if (threadIdx.x == 0) was_slow = 0;
+    #endif
     __syncthreads();  // the bitmap and the counters are ready; the grid's counts are read
     if (fresh && threadIdx.x == 0) {  // the host set every level and parent to -1
         add_to_bitmap(bitmap, source);
@@ -151,8 +155,9 @@ persistent_single(const PersistentArgs a, vertex_t start)
         const bfs_u32 edges_at_most = SB_ROW_WIDTH > 0 ? count * SB_ROW_WIDTH : total;
         // [persistent-single-hand-over-rule-begin]
         // The level goes to the grid when it outgrows the block's queues or edge limit,
-        // and with MEASURED_HANDOVER also when the block ran the level two before this
-        // one slower than the grid runs a level (`slow`, the same in every thread).
+        // and with MEASURED_HANDOVER also when the block ran two levels in a row (the
+        // two before the last) slower than the grid runs a level on average (`slow`, the
+        // same in every thread).
         const bool slow = MEASURED_HANDOVER && counter[level % 3].slow;
         if (count > SB_CAPACITY || edges_at_most > SB_EDGE_LIMIT || slow) {
             if (slow) slow_vertices = count;  // the grid gives back only narrower ones
@@ -165,11 +170,14 @@ persistent_single(const PersistentArgs a, vertex_t start)
         LevelCount* const next = &counter[(level + 1) % 3];
     #if MEASURED_HANDOVER
         // Thread 0 times the level before this one (from its start to this one's, the
-        // barrier included) and tells the next level whether it was slower than a grid
-        // level: every thread reads the flag a barrier from now.
+        // barrier included) and tells the next level whether it and the one before it
+        // were both slower than a grid level (one slow level may be noise): every thread
+        // reads the flag a barrier from now.
         if (threadIdx.x == 0) {
             const bfs_u64 now = device_clock();
-            next->slow = level > first_level && grid_ns > 0 && now - level_began > grid_ns;
+            const int slow_now = level > first_level && grid_ns > 0 && now - level_began > grid_ns;
+            next->slow = slow_now && was_slow;
+            was_slow = slow_now;
             level_began = now;
         }
     #endif

@@ -22,7 +22,7 @@ struct LevelCount {
     bfs_u32 vertices;
     bfs_u32 edges;
     bfs_u32 wide;
-    bfs_u32 slow;  // MEASURED_HANDOVER: the level two before ran slower than a grid level
+    bfs_u32 slow;  // MEASURED_HANDOVER: two levels in a row ran slower than a grid level
 };
 
 __device__ inline bfs_u32 counted_edges(bfs_u32 degree)

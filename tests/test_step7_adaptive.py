@@ -306,7 +306,8 @@ def test_measured_hand_over(device, name):
     """The measured hand-over (the step's default) with small single-block queues, so
     that the frontier goes to the grid and back: every search ends exact whichever kernel
     the device clock gave each level to, and the grid leaves in the Control record the
-    fastest level it timed (nanoseconds), which the single block compares its own with."""
+    mean time of the levels it timed (nanoseconds), which the single block compares its
+    own with."""
     from rodinia_bfs.variants.persistent import CONTROL
 
     graph = GRAPHS[name]()

@@ -40,9 +40,9 @@ HAND_BACK_AFTER = 5
 #: How the single block and the grid decide who runs a level: ``"capacity"``, the single
 #: block hands over a frontier that outgrows its queues or edge limit, and the grid gives
 #: back one that fits half of both; ``"measured"``, also each kernel times its levels with
-#: the device clock: the single block hands over when it ran a level slower than the
-#: grid's fastest level, and the grid gives back only a frontier at most half as wide as
-#: the one the single block gave up.
+#: the device clock: the single block hands over when it ran two levels in a row slower
+#: than the grid's mean level, and the grid gives back only a frontier at most half as
+#: wide as the one the single block gave up.
 HANDOVERS = ("capacity", "measured")
 HANDOVER = "measured"
 
