@@ -158,8 +158,17 @@ __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count
                 if (row[b].vertex[k] >= 0) valid |= 1u << e;
             }
         }
+        // With SB_WARP_BOUND, the warp's widest row bounds its ballots: in a road
+        // network's rows of 8, most entries are padding in every lane of a warp.
+        int bound = N;
+        if (SB_WARP_BOUND) {
+            bfs_u32 any = valid;
+            for (int d = WARP_SIZE / 2; d > 0; d /= 2)
+                any |= (bfs_u32)warp_shfl((bfs_i32)any, (int)(lane_id() ^ (unsigned)d));
+            bound = any ? 8 * (int)sizeof(bfs_u32) - __clz((int)any) : 0;
+        }
         const bfs_u32 mine = claim<N>(S, found, valid, parent, level + 1);
-        append<N>(S, 1 - q, counter, found, parent, mine, 0, log_base);
+        append<N>(S, 1 - q, counter, found, parent, mine, 0, log_base, bound);
         expanded += (bfs_u32)__popc(valid);
     }
     return expanded;

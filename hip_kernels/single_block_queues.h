@@ -106,15 +106,19 @@ __device__ inline bfs_u32 count_lanes(lane_mask_t mask) { return (bfs_u32)__popc
 // the level's edges. Item i of every lane comes before item i + 1 of any: a ballot per
 // item says which lanes have one, so a lane knows its slots from the ballots alone, and
 // one shared atomicAdd per warp reserves them all. Every lane of the warp calls it.
+// Items from `bound` on are empty in every lane of the warp (a warp-wide value): their
+// ballots are not taken.
 template <int N>
 __device__ inline void append(const SingleBlock& S, int q, LevelCount* counter,
                               const EdgeRecord* found, const vertex_t* parent, bfs_u32 mine,
-                              bfs_u32 edges, bfs_u32 log_base)
+                              bfs_u32 edges, bfs_u32 log_base, int bound = N)
 {
     const lane_mask_t below = lanes_below();
     bfs_u32 slot[N];
     bfs_u32 taken = 0;  // slots the warp needs
     for (int i = 0; i < N; i++) {
+        slot[i] = 0;
+        if (i >= bound) break;
         const lane_mask_t lanes = warp_ballot((mine >> i) & 1u);
         slot[i] = taken + count_lanes(lanes & below);
         taken += count_lanes(lanes);

@@ -600,6 +600,28 @@ def test_row_batches(device, row_batch):
         PersistentBFS(device, graph, row_batch=9)
 
 
+@pytest.mark.parametrize("row_batch", [1, 2])
+def test_warp_bound(device, row_batch):
+    """With warp_bound, a warp appends only as many entries a lane as its widest row
+    has: every search ends exact (rows of 4 on a grid, of 8 on a spider with a centre of
+    degree 8, and with batches of two rows), and a bound one entry short goes wrong."""
+    options = dict(sb_block_size=device.warp_size, block_size=128, row_batch=row_batch,
+                   warp_bound=True)
+    for graph, sources in ((grid2d(61, 61), (0, 61 * 30 + 30)), (spider(legs=8), (0, 5))):
+        with PersistentBFS(device, graph, **options) as step:
+            assert step.defines["SB_WARP_BOUND"] == 1 and step.row_width in (4, 8)
+            for source in sources:
+                check_run(step, source, step.run(source))
+    broken = edit_kernel("single_block_expand.h",
+                         "bound = any ? 8 * (int)sizeof(bfs_u32) - __clz((int)any) : 0;",
+                         "bound = any ? 8 * (int)sizeof(bfs_u32) - 1 - __clz((int)any) : 0;")
+    edited = single_block("single_block_expand.h", broken)
+    graph = grid2d(61, 61)
+    with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
+        wrong = step.run(61 * 30 + 30)
+    assert not np.array_equal(wrong.levels, scipy_levels(graph, 61 * 30 + 30))
+
+
 @pytest.mark.parametrize("config", ["rows-switching", "switching-logged"])
 def test_the_log_is_written_out(device, config):
     """With the log, the levels and parents of what the single block finds reach the

@@ -63,6 +63,10 @@ ROW_WIDTH_LIMIT = 32
 #: wider than the block is then one chain of loads, not one per SB_BLOCK_SIZE slots.
 ROW_BATCH = 1
 
+#: With rows, a warp appends only as many entries a lane as its widest row has, not the
+#: row width (a road network's rows of 8 hold 2 to 3 neighbours on average).
+WARP_BOUND = False
+
 #: Pairs of kernels (single block, grid) queued between two read-backs of the Control
 #: record: each kernel of a pair either runs levels or returns at once.
 ROUNDS = 2
@@ -125,7 +129,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
              edge_records: bool = True, hand_back: bool = True,
              vp_max_degree: int = VP_MAX_DEGREE, vp_max_vertices: int = VP_MAX_VERTICES,
              row_width: int = 0, log: bool = False, row_batch: int = ROW_BATCH,
-             measured_handover: bool = False, **grid) -> dict:
+             measured_handover: bool = False, warp_bound: bool = WARP_BOUND, **grid) -> dict:
     """The ``-D`` macros of both kernels: step 4's for the grid (``grid`` takes its
     ``warp_threshold``, ``block_threshold``, ``block_piece``, ``local_small`` and
     ``local_medium``), and the single block's. ``measured_handover`` is step 7's (its grid
@@ -136,7 +140,8 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
                    SHARED_BITMAP=int(bool(shared_bitmap)), EDGE_RECORDS=int(bool(edge_records)),
                    HAND_BACK=int(bool(hand_back)), VP_MAX_DEGREE=vp_max_degree,
                    VP_MAX_VERTICES=vp_max_vertices, SB_ROW_WIDTH=row_width, SB_LOG=int(bool(log)),
-                   SB_ROW_BATCH=row_batch, MEASURED_HANDOVER=int(bool(measured_handover)))
+                   SB_ROW_BATCH=row_batch, MEASURED_HANDOVER=int(bool(measured_handover)),
+                   SB_WARP_BOUND=int(bool(warp_bound)))
     return defines
 
 
@@ -232,7 +237,8 @@ class PersistentBFS(GPUStep):
                  hand_back: bool = True, vp_max_degree: int = VP_MAX_DEGREE,
                  vp_max_vertices: int = VP_MAX_VERTICES, rows: bool | None = None,
                  log: bool | None = None, rounds: int = ROUNDS,
-                 max_grid_blocks: int | None = None, row_batch: int = ROW_BATCH, **grid):
+                 max_grid_blocks: int | None = None, row_batch: int = ROW_BATCH,
+                 warp_bound: bool = WARP_BOUND, **grid):
         """``sb_capacity=None`` takes the default, or less where the device's shared
         memory is smaller; ``shared_bitmap=None`` puts the visited bitmap in shared
         memory where it fits; ``rows=None`` reads the graph as rows where its degrees
@@ -255,7 +261,8 @@ class PersistentBFS(GPUStep):
         log = bool(width) if log is None else bool(log)
         defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
                            sb_edge_limit, edge_batch, True, edge_records, hand_back,
-                           vp_max_degree, vp_max_vertices, width, log, row_batch, **grid)
+                           vp_max_degree, vp_max_vertices, width, log, row_batch,
+                           warp_bound=warp_bound, **grid)
         balanced.BalancedBFS._check_tunables(device, defines, 1)
         capacity, in_shared, self.dynamic_shared = self._plan_shared_memory(
             device, defines, sb_capacity, shared_bitmap)
