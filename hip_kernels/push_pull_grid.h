@@ -203,6 +203,7 @@ push_pull_bfs(const PushPullArgs a)
         if (thread == 0)
             stamp(a.stamps, a.stamp_capacity, st.level,
                   st.direction == BOTTOM_UP ? STAMP_PULL : MODE_GRID, (bfs_u32)st.frontier_vertices);
+        // [adaptive-measured-clock-begin]
         if (MEASURED_HANDOVER && thread == 0) {
             const bfs_u64 now = device_clock();
             if (level_began != 0) {
@@ -211,6 +212,7 @@ push_pull_bfs(const PushPullArgs a)
             }
             level_began = now;
         }
+        // [adaptive-measured-clock-end]
 #endif
         // Three bitmaps in turn: this level's frontier, the next one, and the last
         // level's, which this level's phase clears.

@@ -46,7 +46,7 @@ INCLUDES = {
     "gpu_table.inc": ("benchmarks/results/h100-2026-11-22h", "tables"),
     "gpu_levels.inc": ("benchmarks/results/h100-2026-11-22h", "levels"),
     "h100_levels.inc": ("benchmarks/results/h100-2026-11-23c", "levels"),
-    "h100_steps5_7.inc": ("benchmarks/results/h100-2026-11-25-b-steps5-7-records-by-value", "tables"),
+    "h100_steps5_7.inc": ("benchmarks/results/h100-2026-11-26-standard-before-after/after", "tables"),
 }
 
 
