@@ -1,0 +1,248 @@
+"""A relaxed (label-correcting) BFS, several levels per grid barrier, timed against steps 6
+and 7: an attempt for issue 26's wide road-like graphs, kept out of the steps.
+
+    python benchmarks/relaxed.py --suite large --graphs road-NY,delaunay-20 \\
+        --local-levels 0,2,4,8 --sources 8 --repeats 3 --backend cuda --out DIR
+
+The kernel is ``benchmarks/relaxed_bfs.hip``: every vertex's label, (level << 32) |
+parent, only goes down (64-bit atomicMin); a round takes the global queue, a block its
+share of it and then ``local_levels`` more levels of its own finds from shared memory, and
+one grid barrier ends the round. Each rung (``relaxed`` with one ``--local-levels``, and
+the steps named by ``--steps``) is set up on the graph and timed from every source in
+turns, as ``benchmarks/ladder.py`` times its rungs, every result's levels checked against
+the CPU reference; the relaxed rungs' parents are checked by Graph500's rules too.
+``--out DIR`` receives ``results.json``, ``table.md`` and ``command.txt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import datetime
+import json
+import platform
+import shlex
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import rodinia_bfs  # noqa: E402
+from rodinia_bfs.api import open_device  # noqa: E402
+from rodinia_bfs.bench.runner import select_sources  # noqa: E402
+from rodinia_bfs.bench.suites import DEFAULT_DATA_DIR, file_specs, suite_graphs  # noqa: E402
+from rodinia_bfs.errors import DeviceError, RodiniaBFSError  # noqa: E402
+from rodinia_bfs.kernels import kernel_headers  # noqa: E402
+from rodinia_bfs.reference import bfs_reference  # noqa: E402
+from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
+from rodinia_bfs.validate import check_parents  # noqa: E402
+from rodinia_bfs.variants import get_step  # noqa: E402
+
+from ladder import compare, markdown, summarise, time_rungs  # noqa: E402
+
+SOURCE = (ROOT / "benchmarks" / "relaxed_bfs.hip").read_text()
+
+#: Threads of a block, and entries of each of its two local queues.
+BLOCK_SIZE = 512
+LOCAL_CAPACITY = 2048
+
+
+class RelaxedArgs(ctypes.Structure):
+    """``struct RelaxedArgs`` of relaxed_bfs.hip, passed by value."""
+
+    _fields_ = [("offsets", ctypes.c_uint64), ("edges", ctypes.c_uint64),
+                ("labels", ctypes.c_uint64), ("queue", ctypes.c_uint64),
+                ("counts", ctypes.c_uint64), ("status", ctypes.c_uint64),
+                ("barrier", ctypes.c_uint64), ("capacity", ctypes.c_uint32),
+                ("local_levels", ctypes.c_uint32), ("n", ctypes.c_int32)]
+
+
+class RelaxedProbe:
+    """The relaxed BFS on one graph: set up once, then ``search(source)`` and
+    ``results()`` as a step has them (what ``ladder.time_rungs`` calls)."""
+
+    name = "relaxed"
+
+    def __init__(self, device, graph, local_levels: int, block_size: int = BLOCK_SIZE,
+                 local_capacity: int = LOCAL_CAPACITY):
+        if local_levels < 0:
+            raise RodiniaBFSError(f"local_levels must be at least 0, got {local_levels}")
+        self.device, self.graph, self.local_levels = device, graph, local_levels
+        self.stream = device.stream()
+        module = device.compile(SOURCE, "relaxed_bfs.hip", headers=kernel_headers(),
+                                defines={"LOCAL_CAPACITY": local_capacity})
+        self.kernel = module.get_function("relaxed_bfs")
+        self.unpack = module.get_function("relaxed_unpack")
+        n, m = graph.num_vertices, graph.num_edges
+        # A vertex goes into the queue each time its label goes down: at most once per
+        # edge into it in a round.
+        self.capacity = max(n, m, 1)
+        self.buffers = []
+        alloc = self._alloc
+        self.offsets = device.to_device(graph.offsets)
+        self.edges = device.to_device(graph.targets if m else np.zeros(1, np.int32))
+        self.buffers += [self.offsets, self.edges]
+        self.labels, self.queue = alloc(8 * max(n, 1)), alloc(2 * 4 * self.capacity)
+        self.counts, self.status = alloc(3 * 4), alloc(2 * 4)
+        self.barrier = alloc(GRID_BARRIER_BYTES)
+        self.levels, self.parents = alloc(4 * max(n, 1)), alloc(4 * max(n, 1))
+        self.blocks = device.cooperative_grid(self.kernel, block_size)
+        self.block_size = block_size
+        args = RelaxedArgs(self.offsets.ptr, self.edges.ptr, self.labels.ptr, self.queue.ptr,
+                           self.counts.ptr, self.status.ptr, self.barrier.ptr, self.capacity,
+                           local_levels, n)
+        self.launch = device.prepare_launch(self.kernel, self.blocks, block_size, [args],
+                                            cooperative=True)
+        self.start = device.host_malloc(4, np.uint64)  # the source's label, queue, count
+        device.memset(self.barrier, 0)
+
+    def _alloc(self, nbytes: int):
+        buf = self.device.malloc(nbytes)
+        self.buffers.append(buf)
+        return buf
+
+    def search(self, source: int) -> None:
+        dev, s, n = self.device, self.stream, self.graph.num_vertices
+        dev.memset(self.labels, 0xFF, stream=s)  # not reached
+        dev.memset(self.counts, 0, stream=s)
+        dev.memset(self.status, 0, stream=s)
+        self.start[0] = np.uint64(int(source))  # level 0, its own parent
+        self.start.view(np.uint32)[2] = source  # the queue of round 0
+        self.start.view(np.uint32)[4] = 1  # ... one entry
+        dev.memcpy_htod_async(self.labels.view(8 * source, 8), self.start[:1], s)
+        dev.memcpy_htod_async(self.queue.view(0, 4), self.start.view(np.uint32)[2:3], s)
+        dev.memcpy_htod_async(self.counts.view(0, 4), self.start.view(np.uint32)[4:5], s)
+        self.launch(s)
+        blocks = min(-(-n // 256), 1 << 16) or 1
+        dev.launch(self.unpack, blocks, 256, [self.labels, self.levels, self.parents,
+                                              np.int32(n)], stream=s)
+
+    def results(self):
+        self.stream.synchronize()
+        status = self.device.from_device(self.status, 2, np.uint32)
+        if status[1]:
+            self.device.check_grid_barrier(self.barrier, self.kernel.name)
+            why = {1: "its queue filled up", 2: "it ran more rounds than the graph has vertices"}
+            raise DeviceError(f"relaxed BFS failed: {why.get(int(status[1]), status[1])}")
+        self.device.check_grid_barrier(self.barrier, self.kernel.name)
+        n = self.graph.num_vertices
+        self.last_rounds = int(status[0])
+        levels = self.device.from_device(self.levels, n, np.int32)
+        parents = self.device.from_device(self.parents, n, np.int32)
+        return levels, parents
+
+    def run(self, source: int):
+        self.search(source)
+        return self.results()
+
+    def close(self) -> None:
+        for buf in self.buffers:
+            self.device.free(buf)
+        self.buffers = []
+
+
+def parse_levels(text: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise RodiniaBFSError(f"--local-levels takes numbers, got {text!r}") from None
+    if not values or min(values) < 0:
+        raise RodiniaBFSError(f"--local-levels takes numbers of at least 0, got {text!r}")
+    return values
+
+
+def probe_graph(device, spec, data, levels_list, steps, count, repeats) -> dict:
+    graph = spec.build(data)
+    sources = select_sources(graph, count)
+    expected = [bfs_reference(graph, s).levels for s in sources]
+    depths = [int(levels.max()) + 1 for levels in expected]
+    rungs, runners = [], []
+    try:
+        for k in levels_list:
+            runners.append(RelaxedProbe(device, graph, k))
+            rungs.append({"label": f"relaxed, {k} local levels", "variant": "relaxed",
+                          "options": {"local_levels": k}})
+        for name in steps:
+            runners.append(get_step(name)(device, graph))
+            rungs.append({"label": name, "variant": name, "options": {}})
+        for runner, rung in zip(runners, rungs):
+            runner.run(sources[0])  # warm-up
+            if rung["variant"] == "relaxed":  # the parents too, by Graph500's rules
+                rounds = []
+                for source, want in zip(sources, expected):
+                    levels, parents = runner.run(source)
+                    if not np.array_equal(levels, want):
+                        raise RodiniaBFSError(f"{rung['label']}: wrong levels from {source}")
+                    check_parents(graph, source, levels, parents)
+                    rounds.append(runner.last_rounds)
+                rung["rounds"] = rounds
+        times = time_rungs(device, runners, sources, expected, repeats)
+    finally:
+        for runner in runners:
+            runner.close()
+    rows = [{**rung, **summarise(t, depths)} for rung, t in zip(rungs, times)]
+    compare(rows)
+    return {"name": spec.name, "vertices": graph.num_vertices, "edges": graph.num_edges,
+            "sources": sources, "levels": depths, "median_levels": float(np.median(depths)),
+            "rungs": rows}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--graphs", help="comma-separated graph names of --suite")
+    parser.add_argument("--files", nargs="+", default=[], help="graph files")
+    parser.add_argument("--suite", default="standard")
+    parser.add_argument("--local-levels", default="0,2,4,8",
+                        help="the relaxed rungs: levels a block runs alone (default 0,2,4,8)")
+    parser.add_argument("--steps", default="push_pull,adaptive",
+                        help="steps timed beside them (default push_pull,adaptive; '' none)")
+    parser.add_argument("--sources", type=int, default=8)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--backend", default="auto")
+    parser.add_argument("--warp-size", type=int, choices=(32, 64))
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR)
+    parser.add_argument("--out", type=Path, required=True)
+    args = parser.parse_args(argv)
+    try:
+        if args.sources < 1 or args.repeats < 1:
+            raise RodiniaBFSError("--sources and --repeats must be at least 1")
+        levels_list = parse_levels(args.local_levels)
+        steps = [s for s in args.steps.split(",") if s]
+        for name in steps:
+            get_step(name)
+        specs = (suite_graphs(args.suite, args.graphs.split(",")) if args.graphs else [])
+        specs += file_specs(args.files)
+        if not specs:
+            raise RodiniaBFSError("name graphs with --graphs or --files")
+        device, why = open_device(args.backend, warp_size=args.warp_size)
+        print(f"{device.describe()} [{why}]", flush=True)
+        graphs = []
+        for spec in specs:
+            graphs.append(probe_graph(device, spec, args.data, levels_list, steps,
+                                      args.sources, args.repeats))
+            print(markdown(graphs[-1], args.repeats), flush=True)
+    except (RodiniaBFSError, DeviceError) as exc:
+        print(f"relaxed: {exc}", file=sys.stderr)
+        return 1
+    given = argv if argv is not None else sys.argv[1:]
+    command = shlex.join(["python", "benchmarks/relaxed.py", *given])
+    meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "host": platform.node(), "device": device.name, "backend": device.backend,
+            "device_description": device.describe(), "rodinia_bfs": rodinia_bfs.__version__,
+            "command": command, "sources_per_graph": args.sources, "repeats": args.repeats}
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps({"meta": meta, "graphs": graphs},
+                                                      indent=1) + "\n")
+    header = f"Relaxed BFS against steps 6 and 7 on {device.describe()}, {meta['date'][:10]}.\n\n"
+    (args.out / "table.md").write_text(header + "\n".join(markdown(g, args.repeats)
+                                                          for g in graphs))
+    (args.out / "command.txt").write_text(command + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
