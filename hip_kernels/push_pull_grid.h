@@ -61,9 +61,11 @@ push_pull_bfs(const PushPullArgs a)
     const bfs_u32 warps = gridDim.x * WARPS_PER_BLOCK;
     const bfs_u32 thread = blockIdx.x * BLOCK_SIZE + threadIdx.x;
     const bfs_u32 warp = blockIdx.x * WARPS_PER_BLOCK + warp_id();
-    vertex_t* const small_queues[2] = {a.small_0, a.small_1};
-    vertex_t* const medium_queues[2] = {a.medium_0, a.medium_1};
-    Piece* const large_queues[2] = {a.large_0, a.large_1};
+    // Queue set q's queues, chosen by a select: an array of the two pointers indexed by
+    // the run-time set would be kept in local memory, a load on every level's chain.
+    const auto small_queues = [&a](int q) { return q ? a.small_1 : a.small_0; };
+    const auto medium_queues = [&a](int q) { return q ? a.medium_1 : a.medium_0; };
+    const auto large_queues = [&a](int q) { return q ? a.large_1 : a.large_0; };
     SearchState st;
 
 #if ADAPTIVE_HANDOFF
@@ -104,9 +106,9 @@ push_pull_bfs(const PushPullArgs a)
         // once, with piece 0); m_u from the Control record, which counts the edges of the
         // levels before this one.
         Tally frontier = {0, 0};
-        const vertex_t* small = small_queues[st.queue_set];
-        const vertex_t* medium = medium_queues[st.queue_set];
-        const Piece* large = large_queues[st.queue_set];
+        const vertex_t* small = small_queues(st.queue_set);
+        const vertex_t* medium = medium_queues(st.queue_set);
+        const Piece* large = large_queues(st.queue_set);
         for (bfs_u32 i = thread; i < st.small_count + st.medium_count + st.large_count;
              i += threads) {
             vertex_t v = -1;
@@ -225,9 +227,9 @@ push_pull_bfs(const PushPullArgs a)
         // reads, in a phase of its own.
         if (st.direction == BOTTOM_UP && !st.as_bitmap) {
             begin_phase(a.counts, a.tallies, st.phase);
-            queues_to_bitmap(small_queues[st.queue_set], st.small_count,
-                             medium_queues[st.queue_set], st.medium_count,
-                             large_queues[st.queue_set], st.large_count, frontier_bits,
+            queues_to_bitmap(small_queues(st.queue_set), st.small_count,
+                             medium_queues(st.queue_set), st.medium_count,
+                             large_queues(st.queue_set), st.large_count, frontier_bits,
                              thread, threads);
             st.dirty |= 1u << this_map;
             st.as_bitmap = 1;
@@ -239,8 +241,8 @@ push_pull_bfs(const PushPullArgs a)
             st.queue_set = (st.level + 1) % 2;
             const Counters c = begin_phase(a.counts, a.tallies, st.phase);
             const Level L = {a.offsets, a.edges, a.levels, a.parents, st.level + 1,
-                             small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
-                             large_queues[st.queue_set ^ 1], c.counts, &local, a.path_counts};
+                             small_queues(st.queue_set ^ 1), medium_queues(st.queue_set ^ 1),
+                             large_queues(st.queue_set ^ 1), c.counts, &local, a.path_counts};
             bitmap_to_queues(L, frontier_bits, a.words, thread, threads);
             copy_out(L);
             empty_local_queues(local);
@@ -298,17 +300,17 @@ push_pull_bfs(const PushPullArgs a)
             // Step 4's three gathers as top_down.h extends them, each over the whole
             // grid; `found` counts the vertices claimed.
             const Level L = {a.offsets, a.edges, a.levels, a.parents, st.level + 1,
-                             small_queues[st.queue_set ^ 1], medium_queues[st.queue_set ^ 1],
-                             large_queues[st.queue_set ^ 1], c.counts, &local, a.path_counts};
+                             small_queues(st.queue_set ^ 1), medium_queues(st.queue_set ^ 1),
+                             large_queues(st.queue_set ^ 1), c.counts, &local, a.path_counts};
             // A queue shorter than the grid is wide is shared out (SHARE_SHORT_QUEUES):
             // several warps, or threads, to each of its vertices, so that a level of a
             // few vertices does not wait for one warp or thread to walk each list.
-            top_down_large(L, large_queues[st.queue_set], st.large_count, blockIdx.x, gridDim.x,
+            top_down_large(L, large_queues(st.queue_set), st.large_count, blockIdx.x, gridDim.x,
                            found);
-            top_down_medium(L, medium_queues[st.queue_set], st.medium_count, warp, warps,
+            top_down_medium(L, medium_queues(st.queue_set), st.medium_count, warp, warps,
                             SHARE_SHORT_QUEUES ? log_share(st.medium_count, warps, WARP_SIZE,
                                                            BLOCK_THRESHOLD) : 0, found);
-            top_down_small(L, small_queues[st.queue_set], st.small_count, thread, threads,
+            top_down_small(L, small_queues(st.queue_set), st.small_count, thread, threads,
                            SHARE_SHORT_QUEUES ? log_share(st.small_count, threads, 1,
                                                           WARP_THRESHOLD) : 0, found);
             copy_out(L);
