@@ -79,8 +79,15 @@ push_pull_bfs(const PushPullArgs a)
     // give up levels that it runs faster than the grid.) A frontier goes back only when
     // it is at most half as wide as the last one the single block gave up for being
     // slow (0: none was).
-    bfs_u64 level_began = 0, timed_ns = 0;
-    bfs_u32 timed_levels = 0;
+    // Thread 0's sums live in shared memory, not in registers that every thread of the
+    // grid would hold for the whole search (registers this kernel has none to spare of).
+    __shared__ bfs_u64 level_began, timed_ns;
+    __shared__ bfs_u32 timed_levels;
+    if (MEASURED_HANDOVER && threadIdx.x == 0) {
+        level_began = 0;
+        timed_ns = 0;
+        timed_levels = 0;
+    }
     const bfs_u32 slow_vertices = MEASURED_HANDOVER && !fresh ? a.control->slow_vertices : 0u;
     // [adaptive-measured-end]
     if (!fresh) {
