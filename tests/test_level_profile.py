@@ -30,7 +30,7 @@ def test_levels_widths_and_tiers(tmp_path, capsys):
     small = '{"variant": "adaptive", "label": "small queues", "sb_capacity": 64, ' \
             '"sb_edge_limit": 256, "handover": "capacity", "sb_block_size": 64, "block_size": 64}'
     code = load("level_profile").main(["persistent", small, "--backend", "cpu", "--suite",
-                                       "quick", "--graphs", "grid-128x128", "--sources", "2",
+                                       "quick", "--graphs", "grid-128x128", "--sources", "1",
                                        "--out", str(out), "--no-plots"])
     assert code == 0, capsys.readouterr().err
     results = json.loads((out / "results.json").read_text())
