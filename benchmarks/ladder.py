@@ -159,30 +159,61 @@ def ladder_graph(device, spec, data: Path, rungs: list[dict], count: int, repeat
             "rungs": rows}
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("rungs", nargs="*", default=DEFAULT_RUNGS,
-                        help="step names or JSON objects (default: persistent_basic persistent)")
+# -- what the benchmark scripts beside this one share (level_profile.py, relaxed.py) -----
+
+def add_graph_arguments(parser: argparse.ArgumentParser) -> None:
+    """The graphs (a suite's, or files), the device and the output folder."""
     parser.add_argument("--graphs", help="comma-separated graph names of --suite")
     parser.add_argument("--files", nargs="+", default=[], help="graph files")
     parser.add_argument("--suite", default="standard", help="suite of --graphs (default: standard)")
-    parser.add_argument("--sources", type=int, default=16, help="sources per graph (default: 16)")
-    parser.add_argument("--repeats", type=int, default=5,
-                        help="rounds over the sources (default: 5)")
     parser.add_argument("--backend", default="auto", help="auto, hip, cuda or cpu (default: auto)")
     parser.add_argument("--warp-size", type=int, choices=(32, 64),
                         help="the cpu emulator's warp size")
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="real graphs' folder")
     parser.add_argument("--out", type=Path, required=True, help="folder for the results")
+
+
+def graph_specs(args) -> list:
+    """The graphs that ``--graphs`` and ``--files`` name, at least one."""
+    specs = (suite_graphs(args.suite, args.graphs.split(",")) if args.graphs else [])
+    specs += file_specs(args.files)
+    if not specs:
+        raise RodiniaBFSError("name graphs with --graphs or --files")
+    return specs
+
+
+def write_run(args, script: str, argv, device, graphs: list, title: str, tables: str,
+              indent: int | None = 1, **meta) -> None:
+    """``results.json`` (where, when, the command, ``meta`` and ``graphs``), ``table.md``
+    (``title`` on the device and day, then ``tables``) and ``command.txt`` into ``--out``."""
+    given = argv if argv is not None else sys.argv[1:]
+    command = shlex.join(["python", f"benchmarks/{script}", *given])
+    meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "host": platform.node(), "device": device.name, "backend": device.backend,
+            "device_description": device.describe(), "rodinia_bfs": rodinia_bfs.__version__,
+            "command": command, **meta}
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "results.json").write_text(json.dumps({"meta": meta, "graphs": graphs},
+                                                      indent=indent) + "\n")
+    (args.out / "table.md").write_text(f"{title} on {device.describe()}, {meta['date'][:10]}.\n\n"
+                                       + tables)
+    (args.out / "command.txt").write_text(command + "\n")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("rungs", nargs="*", default=DEFAULT_RUNGS,
+                        help="step names or JSON objects (default: persistent_basic persistent)")
+    parser.add_argument("--sources", type=int, default=16, help="sources per graph (default: 16)")
+    parser.add_argument("--repeats", type=int, default=5,
+                        help="rounds over the sources (default: 5)")
+    add_graph_arguments(parser)
     args = parser.parse_args(argv)
     try:
         if args.sources < 1 or args.repeats < 1:
             raise RodiniaBFSError("--sources and --repeats must be at least 1")
         rungs = [parse_rung(text) for text in args.rungs]
-        specs = (suite_graphs(args.suite, args.graphs.split(",")) if args.graphs else [])
-        specs += file_specs(args.files)
-        if not specs:
-            raise RodiniaBFSError("name graphs with --graphs or --files")
+        specs = graph_specs(args)
         device, why = open_device(args.backend, warp_size=args.warp_size)
         print(f"{device.describe()} [{why}]", flush=True)
         graphs = []
@@ -192,20 +223,9 @@ def main(argv=None) -> int:
     except (RodiniaBFSError, json.JSONDecodeError) as exc:
         print(f"ladder: {exc}", file=sys.stderr)
         return 1
-
-    given = argv if argv is not None else sys.argv[1:]
-    command = shlex.join(["python", "benchmarks/ladder.py", *given])
-    meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "host": platform.node(), "device": device.name, "backend": device.backend,
-            "device_description": device.describe(), "rodinia_bfs": rodinia_bfs.__version__,
-            "command": command, "sources_per_graph": args.sources, "repeats": args.repeats}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "results.json").write_text(json.dumps({"meta": meta, "graphs": graphs},
-                                                      indent=1) + "\n")
-    header = f"Ladder on {device.describe()}, {meta['date'][:10]}.\n\n"
-    tables = "\n".join(markdown(graph, args.repeats) for graph in graphs)
-    (args.out / "table.md").write_text(header + tables)
-    (args.out / "command.txt").write_text(command + "\n")
+    write_run(args, "ladder.py", argv, device, graphs, "Ladder",
+              "\n".join(markdown(graph, args.repeats) for graph in graphs),
+              sources_per_graph=args.sources, repeats=args.repeats)
     return 0
 
 

@@ -26,10 +26,7 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime
 import json
-import platform
-import shlex
 import statistics
 import sys
 from pathlib import Path
@@ -38,16 +35,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import rodinia_bfs  # noqa: E402
 from rodinia_bfs.api import open_device  # noqa: E402
 from rodinia_bfs.bench.runner import select_sources  # noqa: E402
-from rodinia_bfs.bench.suites import DEFAULT_DATA_DIR, file_specs, suite_graphs  # noqa: E402
 from rodinia_bfs.errors import RodiniaBFSError, ValidationError  # noqa: E402
 from rodinia_bfs.reference import bfs_reference  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 from rodinia_bfs.variants.persistent import LEVEL_STAMP, PersistentBFS  # noqa: E402
 
-from ladder import parse_rung  # noqa: E402
+from ladder import add_graph_arguments, graph_specs, parse_rung, write_run  # noqa: E402
 
 #: A LevelStamp's kernel field -> the tier that ran the level (persistent_records.h,
 #: push_pull_grid.h): the single block by edges, by warps or by rows; step 5's grid or
@@ -217,25 +212,15 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rungs", nargs="*", default=["persistent", "adaptive"],
                         help="step names or JSON objects (default: persistent adaptive)")
-    parser.add_argument("--graphs", help="comma-separated graph names of --suite")
-    parser.add_argument("--files", nargs="+", default=[], help="graph files")
-    parser.add_argument("--suite", default="standard", help="suite of --graphs (default: standard)")
     parser.add_argument("--sources", type=int, default=4, help="sources per graph (default: 4)")
-    parser.add_argument("--backend", default="auto", help="auto, hip, cuda or cpu (default: auto)")
-    parser.add_argument("--warp-size", type=int, choices=(32, 64),
-                        help="the cpu emulator's warp size")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR, help="real graphs' folder")
-    parser.add_argument("--out", type=Path, required=True, help="folder for the results")
+    add_graph_arguments(parser)
     parser.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
     args = parser.parse_args(argv)
     try:
         if args.sources < 1:
             raise RodiniaBFSError("--sources must be at least 1")
         rungs = [parse_rung(text) for text in args.rungs]
-        specs = (suite_graphs(args.suite, args.graphs.split(",")) if args.graphs else [])
-        specs += file_specs(args.files)
-        if not specs:
-            raise RodiniaBFSError("name graphs with --graphs or --files")
+        specs = graph_specs(args)
         device, why = open_device(args.backend, warp_size=args.warp_size)
         print(f"{device.describe()} [{why}]", flush=True)
         graphs = []
@@ -245,18 +230,10 @@ def main(argv=None) -> int:
     except (RodiniaBFSError, json.JSONDecodeError) as exc:
         print(f"level_profile: {exc}", file=sys.stderr)
         return 1
-
-    given = argv if argv is not None else sys.argv[1:]
-    command = shlex.join(["python", "benchmarks/level_profile.py", *given])
-    meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "host": platform.node(), "device": device.name, "backend": device.backend,
-            "device_description": device.describe(), "rodinia_bfs": rodinia_bfs.__version__,
-            "command": command, "sources_per_graph": args.sources}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "results.json").write_text(json.dumps({"meta": meta, "graphs": graphs}) + "\n")
-    header = f"Level profiles on {device.describe()}, {meta['date'][:10]}.\n\n"
-    (args.out / "table.md").write_text(header + "\n".join(markdown(g) for g in graphs))
-    (args.out / "command.txt").write_text(command + "\n")
+    # Every level of every search: results.json unindented.
+    write_run(args, "level_profile.py", argv, device, graphs, "Level profiles",
+              "\n".join(markdown(g) for g in graphs), indent=None,
+              sources_per_graph=args.sources)
     write_csv(graphs, args.out / "levels.csv")
     if not args.no_plots:
         for g in graphs:

@@ -18,10 +18,6 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import datetime
-import json
-import platform
-import shlex
 import sys
 from pathlib import Path
 
@@ -31,10 +27,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-import rodinia_bfs  # noqa: E402
 from rodinia_bfs.api import open_device  # noqa: E402
 from rodinia_bfs.bench.runner import select_sources  # noqa: E402
-from rodinia_bfs.bench.suites import DEFAULT_DATA_DIR, file_specs, suite_graphs  # noqa: E402
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError  # noqa: E402
 from rodinia_bfs.kernels import kernel_headers  # noqa: E402
 from rodinia_bfs.reference import bfs_reference  # noqa: E402
@@ -42,7 +36,8 @@ from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
 from rodinia_bfs.validate import check_parents  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 
-from ladder import compare, markdown, summarise, time_rungs  # noqa: E402
+from ladder import (add_graph_arguments, compare, graph_specs, markdown,  # noqa: E402
+                    summarise, time_rungs, write_run)
 
 SOURCE = (ROOT / "benchmarks" / "relaxed_bfs.hip").read_text()
 
@@ -193,19 +188,14 @@ def probe_graph(device, spec, data, levels_list, steps, count, repeats) -> dict:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--graphs", help="comma-separated graph names of --suite")
-    parser.add_argument("--files", nargs="+", default=[], help="graph files")
-    parser.add_argument("--suite", default="standard")
     parser.add_argument("--local-levels", default="0,2,4,8",
                         help="the relaxed rungs: levels a block runs alone (default 0,2,4,8)")
     parser.add_argument("--steps", default="push_pull,adaptive",
                         help="steps timed beside them (default push_pull,adaptive; '' none)")
-    parser.add_argument("--sources", type=int, default=8)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--backend", default="auto")
-    parser.add_argument("--warp-size", type=int, choices=(32, 64))
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA_DIR)
-    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--sources", type=int, default=8, help="sources per graph (default: 8)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="rounds over the sources (default: 3)")
+    add_graph_arguments(parser)
     args = parser.parse_args(argv)
     try:
         if args.sources < 1 or args.repeats < 1:
@@ -214,10 +204,7 @@ def main(argv=None) -> int:
         steps = [s for s in args.steps.split(",") if s]
         for name in steps:
             get_step(name)
-        specs = (suite_graphs(args.suite, args.graphs.split(",")) if args.graphs else [])
-        specs += file_specs(args.files)
-        if not specs:
-            raise RodiniaBFSError("name graphs with --graphs or --files")
+        specs = graph_specs(args)
         device, why = open_device(args.backend, warp_size=args.warp_size)
         print(f"{device.describe()} [{why}]", flush=True)
         graphs = []
@@ -228,19 +215,9 @@ def main(argv=None) -> int:
     except (RodiniaBFSError, DeviceError) as exc:
         print(f"relaxed: {exc}", file=sys.stderr)
         return 1
-    given = argv if argv is not None else sys.argv[1:]
-    command = shlex.join(["python", "benchmarks/relaxed.py", *given])
-    meta = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "host": platform.node(), "device": device.name, "backend": device.backend,
-            "device_description": device.describe(), "rodinia_bfs": rodinia_bfs.__version__,
-            "command": command, "sources_per_graph": args.sources, "repeats": args.repeats}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "results.json").write_text(json.dumps({"meta": meta, "graphs": graphs},
-                                                      indent=1) + "\n")
-    header = f"Relaxed BFS against steps 6 and 7 on {device.describe()}, {meta['date'][:10]}.\n\n"
-    (args.out / "table.md").write_text(header + "\n".join(markdown(g, args.repeats)
-                                                          for g in graphs))
-    (args.out / "command.txt").write_text(command + "\n")
+    write_run(args, "relaxed.py", argv, device, graphs, "Relaxed BFS against steps 6 and 7",
+              "\n".join(markdown(g, args.repeats) for g in graphs),
+              sources_per_graph=args.sources, repeats=args.repeats)
     return 0
 
 
