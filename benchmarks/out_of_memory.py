@@ -6,8 +6,14 @@ For every graph (a name of the ``large`` suite, e.g. ``kronecker-20``, ``road-NY
 * the in-memory step (``--in-memory``, default the default GPU step), median ms;
 * each mode of ``out_of_memory`` (subgraph, zero_copy, managed): median ms over
   ``--repeats`` searches per source after one untimed one, µs per level, and from one
-  profiled search per source the bytes moved host -> device per level, their total and
-  its share of the edge array (4 bytes per arc);
+  profiled search per source the bytes moved host -> device and the milliseconds of
+  each level, their totals and the bytes' share of the edge array (4 bytes per arc).
+  Managed memory is timed cold, its pages sent back to the host before each search
+  (untimed), as a graph larger than the device keeps them; warm (pages left where the
+  last search put them) beside it;
+* with ``--ladder``, the step's rungs on zero_copy, from the basic kernels (every rung
+  off) adding one at a time: edge_push, aggregate, aligned, single_block; and the
+  subgraph mode with NumPy's gather beside the compiled one;
 * every result validated against the CPU reference (levels and parents);
 * and once per run, the host -> device bandwidth of a pinned ``hipMemcpyAsync`` of
   ``--copy-mib`` MiB: the floor of every mode, which must at least move its bytes.
@@ -15,7 +21,7 @@ For every graph (a name of the ``large`` suite, e.g. ``kronecker-20``, ``road-NY
     python benchmarks/out_of_memory.py kronecker-20 road-NY [FILE ...]
         [--backend auto|hip|cuda|cpu] [--sources 4] [--repeats 5]
         [--modes subgraph,zero_copy,managed] [--in-memory adaptive] [--copy-mib 256]
-        [--chunk-edges N] [--gather-threads N]
+        [--chunk-edges N] [--gather-threads N] [--single-block N] [--ladder]
         [-o benchmarks/results/out-of-memory]
 
 writes ``command.txt``, ``out_of_memory.json`` and ``table.md`` (markdown) to the folder.
@@ -45,7 +51,12 @@ from rodinia_bfs.reference import bfs_reference  # noqa: E402
 from rodinia_bfs.runtime import get_device  # noqa: E402
 from rodinia_bfs.validate import validate_result  # noqa: E402
 from rodinia_bfs.variants import STEPS  # noqa: E402
-from rodinia_bfs.variants.out_of_memory import MODES, OutOfMemoryBFS  # noqa: E402
+from rodinia_bfs.variants.out_of_memory import MODES, RUNGS, OutOfMemoryBFS  # noqa: E402
+
+#: The ladder of --ladder: each rung adds one option to those before it.
+LADDER = [("basic", {**{k: False for k in RUNGS}, "single_block": 0}),
+          ("+ edge_push", {"edge_push": True}), ("+ aggregate", {"aggregate": True}),
+          ("+ aligned", {"aligned": True}), ("+ single_block", {"single_block": None})]
 
 
 def graph_specs(names: list[str]):
@@ -61,6 +72,19 @@ def graph_specs(names: list[str]):
             raise RodiniaBFSError(f"{name!r} is neither a graph file nor a graph of the "
                                   f"suites; they have: {', '.join(known)}")
     return specs
+
+
+def remember_in_lists(graph) -> None:
+    """Every set-up of the mapped modes builds the in-lists hubs first on the host; a
+    run that sets up many times on one graph builds them once."""
+    build, built = graph.hubs_first, []
+
+    def hubs_first(*args, **kwargs):
+        if not built:
+            built.append(build(*args, **kwargs))
+        return built[0]
+
+    object.__setattr__(graph, "hubs_first", hubs_first)  # the graph is a frozen dataclass
 
 
 def copy_bandwidth(device, mib: int, repeats: int) -> dict:
@@ -86,12 +110,15 @@ def copy_bandwidth(device, mib: int, repeats: int) -> dict:
             "gb_per_s_min": min(rates), "gb_per_s_max": max(rates)}
 
 
-def time_searches(step, sources: list[int], repeats: int) -> list[float]:
-    """Milliseconds of each timed search (host clock; the search ends with a sync)."""
+def time_searches(step, sources: list[int], repeats: int, before=None) -> list[float]:
+    """Milliseconds of each timed search (host clock; the search ends with a sync);
+    ``before()``, if given, runs before each one, untimed."""
     times = []
     for source in sources:
         step.search(source)  # untimed: loads the code, warms the caches
         for _ in range(repeats):
+            if before is not None:
+                before()
             start = time.perf_counter()
             step.search(source)
             times.append((time.perf_counter() - start) * 1e3)
@@ -102,16 +129,20 @@ def summary(times: list[float]) -> dict:
     return {"median_ms": statistics.median(times), "min_ms": min(times), "max_ms": max(times)}
 
 
-def measure_mode(device, graph, mode: str, sources, references, args) -> dict:
-    options = {"host_edges": mode}
+def measure_mode(device, graph, mode: str, sources, references, args,
+                 rungs: dict | None = None) -> dict:
+    options = {"host_edges": mode, **(rungs or {})}
     if args.chunk_edges:
         options["chunk_edges"] = args.chunk_edges
     if args.gather_threads and mode == "subgraph":
         options["gather_threads"] = args.gather_threads
+    if args.single_block is not None and options.get("single_block", -1) is not None:
+        options.setdefault("single_block", args.single_block)
+    options = {k: v for k, v in options.items() if v is not None}
     with OutOfMemoryBFS(device, graph, **options) as step:
         per_source = []
         for source in sources:
-            run = step.run(source)
+            run = step.run(source, profile=True)
             validate_result(graph, source, run.levels, run.parents, references[source])
             records = step.last_records
             per_source.append({
@@ -122,12 +153,19 @@ def measure_mode(device, graph, mode: str, sources, references, args) -> dict:
                 "bytes_htod": [r.bytes_htod for r in records],
                 "bytes_dtoh": [r.bytes_dtoh for r in records],
                 "gather_ms": [round(r.gather_ms, 4) for r in records],
+                "level_ms": [round(t, 4) for t in run.level_times_ms],
             })
-        times = time_searches(step, sources, args.repeats)
+        evict = step.evict_edges if mode == "managed" else None
+        times = time_searches(step, sources, args.repeats, before=evict)
+        warm = time_searches(step, sources, args.repeats) if mode == "managed" else None
     levels = statistics.median(p["levels"] for p in per_source)
     moved = statistics.median(sum(p["bytes_htod"]) for p in per_source)
     entry = summary(times)
-    entry.update({"gather_threads": step.gather_threads if mode == "subgraph" else 0,
+    if warm is not None:
+        entry["warm"] = summary(warm)
+    entry.update({"options": {k: v for k, v in options.items() if k != "host_edges"},
+                  "single_block": step.single_block,
+                  "gather_threads": step.gather_threads if mode == "subgraph" else 0,
                   "us_per_level": 1e3 * entry["median_ms"] / max(levels, 1),
                   "bytes_htod_median": moved,
                   "share_of_edge_array": moved / max(4 * graph.num_edges, 1),
@@ -166,12 +204,35 @@ def table(results: dict) -> str:
             lines.append(f"| {g['graph']} | out_of_memory {mode} | {m['median_ms']:.3f} | "
                          f"{m['us_per_level']:.1f} | {m['bytes_htod_median'] / 1e6:.2f} | "
                          f"{100 * m['share_of_edge_array']:.1f} |")
-    lines += ["", "MB moved host -> device per level (direction), first source:", ""]
+    if any(g.get("ladder") for g in results["graphs"]):
+        lines += ["", "The rungs on zero_copy, each adding one option to the row above (then "
+                  "the subgraph mode's two gathers):", "",
+                  "| graph | rung | median ms (min-max) | µs / level | MB moved |",
+                  "|---|---|---|---|---|"]
+        for g in results["graphs"]:
+            for rung, m in (g.get("ladder") or {}).items():
+                lines.append(f"| {g['graph']} | {rung} | {m['median_ms']:.3f} "
+                             f"({m['min_ms']:.3f}-{m['max_ms']:.3f}) | {m['us_per_level']:.1f} | "
+                             f"{m['bytes_htod_median'] / 1e6:.2f} |")
+    warm = [(g["graph"], m["warm"]) for g in results["graphs"]
+            for mode, m in g["modes"].items() if "warm" in m]
+    if warm:
+        lines += ["", "managed, warm (its pages left on the device by the search before; "
+                  "the table above is cold, each search after the pages went back to the host):",
+                  ""]
+        lines += [f"- {name}: {w['median_ms']:.3f} ms ({w['min_ms']:.3f}-{w['max_ms']:.3f})"
+                  for name, w in warm]
+    lines += ["", "MB moved host -> device per level (direction, ms of a profiled search), "
+              "first source:", ""]
     for g in results["graphs"]:
         for mode, m in g["modes"].items():
             first = m["per_source"][0]
-            per_level = ", ".join(f"{b / 1e6:.3f} ({d})" for b, d in
-                                  zip(first["bytes_htod"], first["direction"]))
+            levels = list(zip(first["bytes_htod"], first["direction"], first["level_ms"]))
+            per_level = ", ".join(f"{b / 1e6:.3f} ({d}, {t:.3f} ms)" for b, d, t in levels[:12])
+            if len(levels) > 12:  # a road graph's hundreds of levels: the first and the sums
+                per_level += (f", ... {len(levels)} levels in all: "
+                              f"{sum(b for b, _, _ in levels) / 1e6:.3f} MB, "
+                              f"{sum(t for _, _, t in levels):.3f} ms")
             lines.append(f"- {g['graph']}, {mode}, source {first['source']}: "
                          f"{per_level}")
     return "\n".join(lines) + "\n"
@@ -188,6 +249,10 @@ def main() -> int:
     parser.add_argument("--in-memory", default=DEFAULT_VARIANT, choices=sorted(STEPS))
     parser.add_argument("--chunk-edges", type=int)
     parser.add_argument("--gather-threads", type=int, help="subgraph: host threads that gather")
+    parser.add_argument("--single-block", type=int,
+                        help="the single block's limit in vertices (0: off)")
+    parser.add_argument("--ladder", action="store_true",
+                        help="also the rungs on zero_copy, one at a time")
     parser.add_argument("--copy-mib", type=int, default=256)
     parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
     parser.add_argument("-o", "--output", default=str(HERE / "results" / "out-of-memory"))
@@ -215,9 +280,22 @@ def main() -> int:
                  "in_memory": measure_in_memory(device, graph, args.in_memory, sources,
                                                 references, args.repeats),
                  "modes": {}}
+        remember_in_lists(graph)
         for mode in modes:
             entry["modes"][mode] = measure_mode(device, graph, mode, sources, references, args)
             print(f"  {mode}: {entry['modes'][mode]['median_ms']:.3f} ms", flush=True)
+        if args.ladder:
+            entry["ladder"], rungs = {}, {}
+            for rung, adds in LADDER:
+                rungs.update(adds)
+                entry["ladder"][rung] = measure_mode(device, graph, "zero_copy", sources,
+                                                     references, args, dict(rungs))
+                print(f"  zero_copy {rung}: {entry['ladder'][rung]['median_ms']:.3f} ms",
+                      flush=True)
+            if "subgraph" in modes:  # and the subgraph mode's gather, in NumPy
+                entry["ladder"]["subgraph, NumPy gather"] = measure_mode(
+                    device, graph, "subgraph", sources, references, args, {"gather": "numpy"})
+                entry["ladder"]["subgraph, compiled gather"] = entry["modes"]["subgraph"]
         results["graphs"].append(entry)
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)

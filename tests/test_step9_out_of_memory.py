@@ -16,12 +16,14 @@ from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker
 from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.variants.out_of_memory import (
-    DIRECTIONS, MODES, OomCounts, OutOfMemoryArgs, OutOfMemoryBFS, choose_for_memory, gather_edges,
-    in_memory_bytes, vertex_array_bytes)
+    DIRECTIONS, GATHERS, MODES, RUNGS, OomCounts, OutOfMemoryArgs, OutOfMemoryBFS,
+    choose_for_memory, compiled_gather, in_memory_bytes, vertex_array_bytes)
+from rodinia_bfs.variants.out_of_memory import gather_edges as numpy_gather
 from rodinia_bfs.variants.push_pull_basic import beamer_direction
 
 from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources, ctypes_layouts,
-                     pairwise_params, scipy_levels, sources_of, tiny_graphs)
+                     hiprtc_or_skip, nvrtc_or_skip, pairwise_params, scipy_levels, sources_of,
+                     tiny_graphs)
 
 
 def _graphs():
@@ -38,17 +40,31 @@ MODE_DIRECTIONS = [("subgraph", "auto"), ("subgraph", "push"),
                    *((m, d) for m in ("zero_copy", "managed") for d in DIRECTIONS)]
 
 
+#: The options that change which kernels run: the tuned default (on these small graphs
+#: the single block runs nearly every push level), no single block (a launch per
+#: level), every rung off (the basic kernels), and a single block of 8 vertices, which
+#: hands levels to the host and takes them back.
+RUNG_SETS = {
+    "tuned": {},
+    "no-single": {"single_block": 0},
+    "basic": {"single_block": 0, "aggregate": False, "edge_push": False, "aligned": False,
+              "gather": "numpy"},
+    "single-8": {"single_block": 8},
+}
+
+
 @pytest.mark.parametrize(*pairwise_params(
-    device=[32, 64], name=sorted(_graphs()), config=[f"{m}-{d}" for m, d in MODE_DIRECTIONS]),
-    indirect=["device"])
-def test_every_mode_matches_the_reference(device, name, config):
+    device=[32, 64], name=sorted(_graphs()), config=[f"{m}-{d}" for m, d in MODE_DIRECTIONS],
+    rungs=sorted(RUNG_SETS)), indirect=["device"])
+def test_every_mode_matches_the_reference(device, name, config, rungs):
     """Chunks of 37 edges (subgraph): a hub's list spans several copies. Pairwise: every
-    mode and direction on every graph, each at warp 32 and at 64."""
+    mode and direction on every graph, each at warp 32 and at 64, with every set of
+    rungs."""
     mode, direction = config.rsplit("-", 1)
     graph = _graphs()[name]()
     extra = AWKWARD_SOURCES if name == "awkward" else ()
     with OutOfMemoryBFS(device, graph, host_edges=mode, chunk_edges=37, block_size=64,
-                        max_blocks=2, direction=direction) as step:
+                        max_blocks=2, direction=direction, **RUNG_SETS[rungs]) as step:
         check_sources(step, sorted(set(sources_of(graph)) | set(extra)))
 
 
@@ -64,9 +80,9 @@ def nearest_start_levels(graph: CSRGraph, starts, depth=None) -> np.ndarray:
 
 @pytest.mark.parametrize(*pairwise_params(
     device=[32, 64], name=["awkward", "kronecker-9"],
-    config=[f"{m}-{d}" for m, d in MODE_DIRECTIONS], depth=["none", "0", "1", "3"]),
-    indirect=["device"])
-def test_several_sources_and_a_depth_limit(device, name, config, depth):
+    config=[f"{m}-{d}" for m, d in MODE_DIRECTIONS], depth=["none", "0", "1", "3"],
+    rungs=sorted(RUNG_SETS)), indirect=["device"])
+def test_several_sources_and_a_depth_limit(device, name, config, depth, rungs):
     """Several starts (the hub, one of its neighbours, a vertex with no out-edges, the
     last vertex) in every mode and direction, with depth limits of 0, 1 and 3 levels and
     none: levels as scipy's, a forest by Graph500's rules, the levels expanded as steps
@@ -82,7 +98,7 @@ def test_several_sources_and_a_depth_limit(device, name, config, depth):
     starts = sorted({hub, int(graph.neighbors(hub)[0]), graph.num_vertices - 1,
                      *np.flatnonzero(degrees == 0)[:1].tolist()})
     with OutOfMemoryBFS(device, graph, host_edges=mode, chunk_edges=37, block_size=64,
-                        max_blocks=2, direction=direction) as step:
+                        max_blocks=2, direction=direction, **RUNG_SETS[rungs]) as step:
         run = step.search(None, sources=starts, depth_limit=limit)
         levels, parents = step.results()
         np.testing.assert_array_equal(levels, nearest_start_levels(graph, starts, limit))
@@ -153,13 +169,16 @@ def test_subgraph_moves_the_frontier_edges_only(device, source):
     assert sum(r.bytes_htod for r in records) <= 4 * graph.num_edges
 
 
-@pytest.mark.parametrize("mode", ["zero_copy", "managed"])
-def test_mapped_modes_count_sectors(device, mode):
+@pytest.mark.parametrize("mode, rungs", [("zero_copy", "no-single"), ("managed", "tuned"),
+                                         ("zero_copy", "basic")])
+def test_mapped_modes_count_sectors(device, mode, rungs):
     """zero_copy and managed: a level's bytes are the 32-byte sectors its lists span,
-    which a host loop over the frontier counts the same way."""
+    which a host loop over the frontier counts the same way, whichever kernel pushed
+    (a thread per edge, the single block, a warp per vertex)."""
     graph = grid_with_hubs(30, 30, seed=2)
     source = int(np.argmax(graph.degrees()))
-    with OutOfMemoryBFS(device, graph, host_edges=mode, direction="push") as step:
+    with OutOfMemoryBFS(device, graph, host_edges=mode, direction="push",
+                        **RUNG_SETS[rungs]) as step:
         run = step.run(source)
         check_run(step, source, run)
         records = step.last_records
@@ -175,15 +194,17 @@ def test_mapped_modes_count_sectors(device, mode):
         assert record.mode == mode
 
 
-@pytest.mark.parametrize("mode", ["zero_copy", "managed"])
-def test_pull_levels_stop_early(device, mode):
+@pytest.mark.parametrize("mode, aligned", [("zero_copy", True), ("managed", False)])
+def test_pull_levels_stop_early(device, mode, aligned):
     """Beamer's rule pulls the wide levels of a Kronecker graph; a pull level reads each
-    unreached vertex's in-list (hubs first) a warp's width at a time up to the chunk
-    that holds its first in-neighbour on the frontier: a host model of that gives the
-    same edges and sectors, and fewer edges than whole lists."""
+    unreached vertex's in-list (hubs first) a warp's width at a time (in runs that begin
+    at a multiple of the warp's width, or where the list does) up to the run that holds
+    its first in-neighbour on the frontier: a host model of that gives the same edges
+    and sectors, and fewer edges than whole lists."""
     graph = kronecker(9, seed=3, progress=False)  # undirected: in-lists = out-lists
     source = int(np.argmax(graph.degrees()))
-    with OutOfMemoryBFS(device, graph, host_edges=mode) as step:
+    with OutOfMemoryBFS(device, graph, host_edges=mode, aligned=aligned,
+                        single_block=0) as step:
         run = step.run(source)
         check_run(step, source, run)
         records = step.last_records
@@ -197,7 +218,9 @@ def test_pull_levels_stop_early(device, mode):
         for v in np.flatnonzero((levels > k) | (levels < 0)):  # not reached before level k
             begin, end = int(in_lists.offsets[v]), int(in_lists.offsets[v + 1])
             hits = np.flatnonzero(levels[in_lists.targets[begin:end]] == k)
-            stop = min(end, begin + (hits[0] // warp + 1) * warp) if hits.size else end
+            first = begin - begin % warp if aligned else begin  # where the first run starts
+            run_of_hit = (begin + hits[0] - first) // warp if hits.size else 0
+            stop = min(end, first + (run_of_hit + 1) * warp) if hits.size else end
             read += stop - begin
             whole += end - begin
             if stop > begin:
@@ -207,8 +230,11 @@ def test_pull_levels_stop_early(device, mode):
     assert pulled < lists
 
 
-def test_gather_matches_a_plain_loop():
-    """The vectorised gather against the lists copied one by one, over every chunking."""
+@pytest.mark.parametrize("gather", GATHERS)
+def test_gather_matches_a_plain_loop(gather):
+    """Both gathers (NumPy's vectorised one, the compiled loops) against the lists copied
+    one by one, over every chunking; nothing written past a chunk's end."""
+    gather_edges = compiled_gather() if gather == "compiled" else numpy_gather
     graph = awkward_graph()
     rng = np.random.default_rng(1)
     frontier = rng.choice(graph.num_vertices, 200, replace=False).astype(np.int32)
@@ -219,12 +245,13 @@ def test_gather_matches_a_plain_loop():
     total = int(sub_offsets[-1])
     assert total == expected.size
     for chunk in (1, 7, 64, total):
-        out = np.full(chunk, -5, np.int32)
+        out = np.full(chunk + 1, -5, np.int32)
         got = []
         for first in range(0, total, chunk):
             count = min(chunk, total - first)
             gather_edges(graph.offsets, graph.targets, frontier, sub_offsets, first, count, out)
             got.append(out[:count].copy())
+            assert out[chunk] == -5
         np.testing.assert_array_equal(np.concatenate(got), expected)
 
 
@@ -313,34 +340,91 @@ def test_bad_options(device):
 
 
 def test_runaway_guard(device, monkeypatch):
-    """A kernel that never stops finding vertices ends in a clear error."""
+    """A kernel that never stops finding vertices ends in a clear error: a level the
+    host drives, or the levels of the single block."""
     graph = grid2d(5, 5)
-    with OutOfMemoryBFS(device, graph, host_edges="zero_copy") as step:
-        real = OomCounts.vertices
-
-        def broken(self):  # the counts always say one more vertex was found
-            return 1
-        monkeypatch.setattr(OomCounts, "vertices", property(broken))
+    with OutOfMemoryBFS(device, graph, host_edges="zero_copy", single_block=0) as step:
+        for queue in step.queues:  # the made-up frontier of one vertex is vertex 0
+            device.memset(queue, 0)
+        real = OomCounts.vertices, OomCounts.edges
+        # The counts always say one more vertex was found, with no out-edges (so that no
+        # kernel reads past the lists of the frontier it is told about).
+        monkeypatch.setattr(OomCounts, "vertices", property(lambda self: 1))
+        monkeypatch.setattr(OomCounts, "edges", property(lambda self: 0))
         with pytest.raises(DeviceError, match="did not finish"):
             step.run(0)
-        monkeypatch.setattr(OomCounts, "vertices", real)
+        monkeypatch.setattr(OomCounts, "vertices", real[0])
+        monkeypatch.setattr(OomCounts, "edges", real[1])
+    real_levels = OutOfMemoryBFS._single_levels
+
+    def never_done(self, *args):  # its last level always found one more vertex
+        counts = real_levels(self, *args)
+        counts["vertices"][-1] = 1
+        return counts
+
+    monkeypatch.setattr(OutOfMemoryBFS, "_single_levels", never_done)
+    with OutOfMemoryBFS(device, graph, host_edges="zero_copy") as step:
+        with pytest.raises(DeviceError, match="did not finish"):
+            step.run(0)
+
+
+def test_single_block_reports_what_it_ran(device, monkeypatch):
+    """A count of levels that the single block cannot have run is an error, not a loop."""
+    with OutOfMemoryBFS(device, grid2d(5, 5), host_edges="zero_copy") as step:
+        real = device.memcpy_dtoh_async
+
+        def zero_levels(dst, src, stream):
+            real(dst, src, stream)
+            if src is step.sb_out:
+                dst[:4] = 0  # "no level run"
+        monkeypatch.setattr(device, "memcpy_dtoh_async", zero_levels)
+        with pytest.raises(DeviceError, match="reports 0 levels"):
+            step.run(0)
 
 
 # -- compile checks ------------------------------------------------------------------------
-# test_step_contract.py compiles the step's kernel with its default defines for every
-# target (hiprtc: gfx90a at 64 lanes, gfx1030 at 32; NVRTC: sm_80 and sm_90, without a
-# warning): the very compiles a check here would repeat.
+# test_step_contract.py compiles the step's kernel with its default defines (every rung
+# on) for every target (hiprtc: gfx90a at 64 lanes, gfx1030 at 32; NVRTC: sm_80 and
+# sm_90, without a warning). Here: the basic kernels, every rung off, once each way.
+
+BASIC_DEFINES = {macro: 0 for macro in RUNGS.values()}
+
+
+def test_basic_kernels_compile_with_nvrtc():
+    from rodinia_bfs.kernels import kernel_headers, kernel_source
+
+    nvrtc = nvrtc_or_skip()
+    cubin, log = nvrtc.compile_program(kernel_source(OutOfMemoryBFS.kernel_file), "sm_90",
+                                       OutOfMemoryBFS.kernel_file, BASIC_DEFINES,
+                                       headers=kernel_headers())
+    assert cubin[:4] == b"\x7fELF" and log == ""
+
+
+def test_basic_kernels_compile_with_hiprtc():
+    from rodinia_bfs.kernels import kernel_headers, kernel_source
+
+    hiprtc = hiprtc_or_skip()
+    code = hiprtc.compile_for_arch(kernel_source(OutOfMemoryBFS.kernel_file), "gfx90a",
+                                   OutOfMemoryBFS.kernel_file, BASIC_DEFINES,
+                                   headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
 
 
 # -- on a GPU --------------------------------------------------------------------------------
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("mode", MODES)
-def test_every_mode_on_a_gpu(gpu, mode):
-    """Mapped host memory, managed memory and the subgraph copies on a real device."""
-    for graph in (awkward_graph(), kronecker(14, seed=2, progress=False)):
-        with OutOfMemoryBFS(gpu, graph, host_edges=mode, chunk_edges=4096) as step:
+@pytest.mark.parametrize("mode, rungs", [("subgraph", "tuned"), *(
+    (m, r) for m in ("zero_copy", "managed") for r in ("tuned", "no-single", "basic"))])
+def test_every_mode_on_a_gpu(gpu, mode, rungs):
+    """Mapped host memory, managed memory (its pages sent back to the host between
+    searches, and not) and the subgraph copies on a real device, with every rung and
+    without."""
+    for graph in (awkward_graph(), kronecker(14, seed=2, progress=False), grid2d(200, 150)):
+        with OutOfMemoryBFS(gpu, graph, host_edges=mode, chunk_edges=4096,
+                            **RUNG_SETS[rungs]) as step:
             check_sources(step, sources_of(graph))
+            step.evict_edges()
+            check_sources(step, sources_of(graph)[:1])
             if mode == "subgraph":
                 source = sources_of(graph)[-1]
                 step.run(source)

@@ -355,6 +355,14 @@ class Device(ABC):
         (``hipMallocManaged``). A backend without it raises DeviceError."""
         raise DeviceError(f"the {self.backend} backend has no mapped host memory")
 
+    def prefetch_to_host(self, mapped: MappedHostArray, stream=None) -> None:
+        """Move the pages of managed memory ``mapped`` back to host memory
+        (``hipMemPrefetchAsync`` to the CPU), queued on ``stream``: where they are before
+        a kernel first touches them, and where a graph larger than the device keeps
+        them. Mapped (pinned) memory never leaves the host: nothing to do."""
+        if mapped.kind == "managed":
+            raise DeviceError(f"the {self.backend} backend has no managed memory")
+
     def activate(self) -> None:
         """Make this device the one the calling thread works with (``hipSetDevice``).
         A process that drives several GPUs calls it before it works with each; a

@@ -582,6 +582,9 @@ class CpuDevice(Device):
         """``hipHostMalloc``: ordinary memory here, nothing needs to be page-locked."""
         return np.zeros(shape, dtype=dtype).view(PinnedArray)
 
+    def prefetch_to_host(self, mapped: MappedHostArray, stream=None) -> None:
+        """Here every page is in host memory already."""
+
     def host_mapped(self, array: np.ndarray, managed: bool = False) -> MappedHostArray:
         """Mapped or managed memory: here the device is the host, so a plain copy of
         ``array`` whose own address the kernels read."""

@@ -347,6 +347,16 @@ class CudaDevice(GpuDevice):
         host[...] = array
         return MappedHostArray(host, device_ptr, "managed" if managed else "mapped")
 
+    def prefetch_to_host(self, mapped, stream=None):
+        """``cuMemPrefetchAsync`` of managed memory to the host."""
+        if mapped.kind != "managed":
+            return
+        location = driver.CUmemLocation()
+        location.type = driver.CUmemLocationType.CU_MEM_LOCATION_TYPE_HOST
+        cu_check(driver.cuMemPrefetchAsync(mapped.device_ptr, mapped.nbytes, location, 0,
+                                           self._stream(stream)),
+                 "cuMemPrefetchAsync(host)")
+
     def _host_register(self, ptr, nbytes):
         return driver.cuMemHostRegister(ptr, nbytes, 0)[0] == driver.CUresult.CUDA_SUCCESS
 

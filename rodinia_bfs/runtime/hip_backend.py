@@ -533,6 +533,14 @@ class HipDevice(GpuDevice):
         host[...] = array
         return MappedHostArray(host, device_ptr, "managed" if managed else "mapped")
 
+    def prefetch_to_host(self, mapped, stream=None):
+        """``hipMemPrefetchAsync`` of managed memory to the host (``hipCpuDeviceId``)."""
+        if mapped.kind != "managed":
+            return
+        hip_check(hip.hipMemPrefetchAsync(mapped.device_ptr, mapped.nbytes, hip.hipCpuDeviceId,
+                                          self._stream(stream)),
+                  "hipMemPrefetchAsync(host)")
+
     def _host_register(self, ptr, nbytes):
         if hip.hipHostRegister(ptr, nbytes, hip.hipHostRegisterDefault)[0]:
             _clear_last_error()
