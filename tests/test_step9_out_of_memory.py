@@ -132,7 +132,8 @@ def test_gather_threads(device, threads, monkeypatch):
     monkeypatch.setattr(out_of_memory, "MIN_GATHER_PIECE", 2)
     graph = kronecker(9, seed=3, progress=False)
     source = int(np.argmax(graph.degrees()))
-    with OutOfMemoryBFS(device, graph, chunk_edges=1000, gather_threads=threads) as step:
+    with OutOfMemoryBFS(device, graph, host_edges="subgraph", chunk_edges=1000,
+                        gather_threads=threads) as step:
         check_run(step, source, step.run(source))
         assert ([r.bytes_htod for r in step.last_records]
                 == [4 * e for e in _frontier_edges(graph, source)])
@@ -318,7 +319,7 @@ def test_cli_host_edges_is_step_9s(tmp_path, capsys):
 def test_limit_sizes_the_chunk(device):
     graph = grid2d(23, 17)
     limit = vertex_array_bytes(graph.num_vertices) + 8 * 10  # two chunks of 10 edges
-    with OutOfMemoryBFS(device, graph, memory_limit=limit) as step:
+    with OutOfMemoryBFS(device, graph, host_edges="subgraph", memory_limit=limit) as step:
         assert step.chunk_edges == 10
         check_run(step, 3, step.run(3))
     with pytest.raises(RodiniaBFSError, match="vertex arrays need"):

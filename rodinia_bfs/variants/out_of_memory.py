@@ -59,7 +59,7 @@ from rodinia_bfs.variants.base import GPUStep, LevelTimer
 from rodinia_bfs.variants.push_pull_basic import ALPHA, PushPullBasicBFS, beamer_direction
 
 #: The three ways of reaching the host's edges, the first the default.
-MODES = ("subgraph", "zero_copy", "managed")
+MODES = ("zero_copy", "subgraph", "managed")
 
 #: The most subgraph edges one copy carries (64 MiB of them).
 DEFAULT_CHUNK_EDGES = 1 << 24
