@@ -187,23 +187,34 @@ def measure_in_memory(device, graph, name: str, sources, references, repeats) ->
     return entry
 
 
+def busiest(mode: dict) -> str:
+    """The level of the first source's profiled search that moved the most bytes: its MB,
+    its milliseconds and their rate, what the bus gave that mode at its busiest."""
+    first = mode["per_source"][0]
+    moved, ms = max(zip(first["bytes_htod"], first["level_ms"]))
+    return f"{moved / 1e6:.2f} in {ms:.3f} ({moved / 1e6 / max(ms, 1e-9):.1f})"
+
+
 def table(results: dict) -> str:
     lines = [f"Device: {results['device']}; pinned host -> device copy: "
              f"{results['copy']['gb_per_s_median']:.2f} GB/s (median of "
-             f"{results['copy']['bytes'] >> 20} MiB copies).", "",
-             "| graph | way | median ms | µs / level | MB moved (median) | % of edge array |",
-             "|---|---|---|---|---|---|"]
+             f"{results['copy']['bytes'] >> 20} MiB copies). out_of_memory's default mode: "
+             f"{results['default_mode']}.", "",
+             "| graph | way | median ms | µs / level | MB moved (median) | % of edge array "
+             "| busiest level: MB in ms (GB/s) |",
+             "|---|---|---|---|---|---|---|"]
     for g in results["graphs"]:
         mem = g["in_memory"]
         if "error" in mem:
-            lines.append(f"| {g['graph']} | {g['in_memory_step']} (in memory) | does not fit | | | |")
+            lines.append(f"| {g['graph']} | {g['in_memory_step']} (in memory) | does not fit "
+                         "| | | | |")
         else:
             lines.append(f"| {g['graph']} | {g['in_memory_step']} (in memory) | "
-                         f"{mem['median_ms']:.3f} | | | |")
+                         f"{mem['median_ms']:.3f} | | | | |")
         for mode, m in g["modes"].items():
             lines.append(f"| {g['graph']} | out_of_memory {mode} | {m['median_ms']:.3f} | "
                          f"{m['us_per_level']:.1f} | {m['bytes_htod_median'] / 1e6:.2f} | "
-                         f"{100 * m['share_of_edge_array']:.1f} |")
+                         f"{100 * m['share_of_edge_array']:.1f} | {busiest(m)} |")
     if any(g.get("ladder") for g in results["graphs"]):
         lines += ["", "The rungs on zero_copy, each adding one option to the row above (then "
                   "the subgraph mode's two gathers):", "",
@@ -268,7 +279,8 @@ def main() -> int:
         print(f"out_of_memory.py: {exc}", file=sys.stderr)
         return 1
     results = {"device": device.describe(), "date": datetime.now(timezone.utc).isoformat(),
-               "copy": copy_bandwidth(device, args.copy_mib, 5), "graphs": []}
+               "copy": copy_bandwidth(device, args.copy_mib, 5), "default_mode": MODES[0],
+               "graphs": []}
     for spec in specs:
         graph = spec.build(Path(args.data_dir))
         sources = select_sources(graph, args.sources)
