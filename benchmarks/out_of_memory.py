@@ -24,12 +24,15 @@ For every graph (a name of the ``large`` suite, e.g. ``kronecker-20``, ``road-NY
         [--chunk-edges N] [--gather-threads N] [--single-block N] [--ladder]
         [-o benchmarks/results/out-of-memory]
 
-writes ``command.txt``, ``out_of_memory.json`` and ``table.md`` (markdown) to the folder.
+writes ``command.txt``, ``out_of_memory.json`` (``.json.gz`` past 1 MiB) and ``table.md``
+(markdown) to the folder; ``--table-from FOLDER`` writes a folder's ``table.md`` again from
+its JSON.
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import shlex
 import statistics
@@ -187,71 +190,80 @@ def measure_in_memory(device, graph, name: str, sources, references, repeats) ->
     return entry
 
 
-def busiest(mode: dict) -> str:
+def busiest(mode: dict) -> tuple[str, str, str]:
     """The level of the first source's profiled search that moved the most bytes: its MB,
-    its milliseconds and their rate, what the bus gave that mode at its busiest."""
+    its milliseconds and their rate in GB/s, what the bus gave that mode at its busiest."""
     first = mode["per_source"][0]
     moved, ms = max(zip(first["bytes_htod"], first["level_ms"]))
-    return f"{moved / 1e6:.2f} in {ms:.3f} ({moved / 1e6 / max(ms, 1e-9):.1f})"
+    return f"{moved / 1e6:.2f}", f"{ms:.3f}", f"{moved / 1e6 / max(ms, 1e-9):.1f}"
 
 
 def table(results: dict) -> str:
     lines = [f"Device: {results['device']}; pinned host -> device copy: "
              f"{results['copy']['gb_per_s_median']:.2f} GB/s (median of "
              f"{results['copy']['bytes'] >> 20} MiB copies). out_of_memory's default mode: "
-             f"{results['default_mode']}.", "",
-             "| graph | way | median ms | µs / level | MB moved (median) | % of edge array "
-             "| busiest level: MB in ms (GB/s) |",
-             "|---|---|---|---|---|---|---|"]
+             f"{results.get('default_mode', 'subgraph')}.", "",
+             "| graph | way | median ms | min ms | max ms | µs / level | MB moved (median) "
+             "| % of edge array | busiest level MB | its ms | its GB/s |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for g in results["graphs"]:
         mem = g["in_memory"]
         if "error" in mem:
             lines.append(f"| {g['graph']} | {g['in_memory_step']} (in memory) | does not fit "
-                         "| | | | |")
+                         "| | | | | | | | |")
         else:
             lines.append(f"| {g['graph']} | {g['in_memory_step']} (in memory) | "
-                         f"{mem['median_ms']:.3f} | | | | |")
+                         f"{mem['median_ms']:.3f} | {mem['min_ms']:.3f} | {mem['max_ms']:.3f} "
+                         "| | | | | | |")
         for mode, m in g["modes"].items():
             lines.append(f"| {g['graph']} | out_of_memory {mode} | {m['median_ms']:.3f} | "
+                         f"{m['min_ms']:.3f} | {m['max_ms']:.3f} | "
                          f"{m['us_per_level']:.1f} | {m['bytes_htod_median'] / 1e6:.2f} | "
-                         f"{100 * m['share_of_edge_array']:.1f} | {busiest(m)} |")
+                         f"{100 * m['share_of_edge_array']:.1f} | {' | '.join(busiest(m))} |")
     if any(g.get("ladder") for g in results["graphs"]):
         lines += ["", "The rungs on zero_copy, each adding one option to the row above (then "
                   "the subgraph mode's two gathers):", "",
-                  "| graph | rung | median ms (min-max) | µs / level | MB moved |",
-                  "|---|---|---|---|---|"]
+                  "| graph | rung | median ms | min ms | max ms | µs / level | MB moved |",
+                  "|---|---|---|---|---|---|---|"]
         for g in results["graphs"]:
             for rung, m in (g.get("ladder") or {}).items():
-                lines.append(f"| {g['graph']} | {rung} | {m['median_ms']:.3f} "
-                             f"({m['min_ms']:.3f}-{m['max_ms']:.3f}) | {m['us_per_level']:.1f} | "
+                lines.append(f"| {g['graph']} | {rung} | {m['median_ms']:.3f} | "
+                             f"{m['min_ms']:.3f} | {m['max_ms']:.3f} | {m['us_per_level']:.1f} | "
                              f"{m['bytes_htod_median'] / 1e6:.2f} |")
     warm = [(g["graph"], m["warm"]) for g in results["graphs"]
             for mode, m in g["modes"].items() if "warm" in m]
     if warm:
         lines += ["", "managed, warm (its pages left on the device by the search before; "
                   "the table above is cold, each search after the pages went back to the host):",
-                  ""]
-        lines += [f"- {name}: {w['median_ms']:.3f} ms ({w['min_ms']:.3f}-{w['max_ms']:.3f})"
+                  "", "| graph | managed warm, median ms | min ms | max ms |", "|---|---|---|---|"]
+        lines += [f"| {name} | {w['median_ms']:.3f} | {w['min_ms']:.3f} | {w['max_ms']:.3f} |"
                   for name, w in warm]
-    lines += ["", "MB moved host -> device per level (direction, ms of a profiled search), "
-              "first source:", ""]
+    for g in results["graphs"]:  # each level of a graph of few levels, first source
+        firsts = {mode: m["per_source"][0] for mode, m in g["modes"].items()}
+        if max(len(f["bytes_htod"]) for f in firsts.values()) > 12:
+            continue
+        lines += ["", f"{g['graph']}, source {next(iter(firsts.values()))['source']}, level by "
+                  "level (one profiled search each mode): MB moved host -> device, ms", "",
+                  "| mode | level | direction | frontier | MB | ms |", "|---|---|---|---|---|---|"]
+        for mode, f in firsts.items():
+            lines += [f"| {mode} | {k} | {d} | {n:,} | {b / 1e6:.3f} | {t:.3f} |"
+                      for k, (d, n, b, t) in enumerate(zip(f["direction"], f["frontier"],
+                                                           f["bytes_htod"], f["level_ms"]))]
+    lines += ["", "Every level, first source: MB moved and ms of a profiled search, in all:", ""]
     for g in results["graphs"]:
         for mode, m in g["modes"].items():
             first = m["per_source"][0]
-            levels = list(zip(first["bytes_htod"], first["direction"], first["level_ms"]))
-            per_level = ", ".join(f"{b / 1e6:.3f} ({d}, {t:.3f} ms)" for b, d, t in levels[:12])
-            if len(levels) > 12:  # a road graph's hundreds of levels: the first and the sums
-                per_level += (f", ... {len(levels)} levels in all: "
-                              f"{sum(b for b, _, _ in levels) / 1e6:.3f} MB, "
-                              f"{sum(t for _, _, t in levels):.3f} ms")
-            lines.append(f"- {g['graph']}, {mode}, source {first['source']}: "
-                         f"{per_level}")
+            lines.append(f"- {g['graph']}, {mode}, source {first['source']}: {first['levels']} "
+                         f"levels, {sum(first['bytes_htod']) / 1e6:.3f} MB, "
+                         f"{sum(first['level_ms']):.3f} ms")
     return "\n".join(lines) + "\n"
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("graphs", nargs="+", help="names of the large suite, or graph files")
+    parser.add_argument("graphs", nargs="*", help="names of the large suite, or graph files")
+    parser.add_argument("--table-from", metavar="FOLDER",
+                        help="write FOLDER's table.md again from its JSON, and stop")
     parser.add_argument("--backend", default="auto")
     parser.add_argument("--warp-size", type=int, choices=[32, 64])
     parser.add_argument("--sources", type=int, default=4)
@@ -268,6 +280,15 @@ def main() -> int:
     parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
     parser.add_argument("-o", "--output", default=str(HERE / "results" / "out-of-memory"))
     args = parser.parse_args()
+    if args.table_from:
+        folder = Path(args.table_from)
+        packed = folder / "out_of_memory.json.gz"
+        text = (gzip.open(packed, "rt").read() if packed.is_file()
+                else (folder / "out_of_memory.json").read_text())
+        (folder / "table.md").write_text(table(json.loads(text)))
+        return 0
+    if not args.graphs:
+        parser.error("name at least one graph")
     modes = args.modes.split(",")
     if not modes or any(m not in MODES for m in modes):
         parser.error(f"--modes: a comma-separated list of {', '.join(MODES)}")
@@ -312,7 +333,13 @@ def main() -> int:
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "command.txt").write_text(shlex.join([sys.executable, *sys.argv]) + "\n")
-    (out / "out_of_memory.json").write_text(json.dumps(results, indent=1) + "\n")
+    # A run of many levels (a road graph's hundreds, for every rung) is kept compressed.
+    text = json.dumps(results, indent=1) + "\n"
+    if len(text) > 1 << 20:
+        with gzip.open(out / "out_of_memory.json.gz", "wt") as f:
+            f.write(text)
+    else:
+        (out / "out_of_memory.json").write_text(text)
     (out / "table.md").write_text(table(results))  # the name the docs quote figures from
     print(f"written to {out}")
     return 0
