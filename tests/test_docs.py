@@ -696,3 +696,24 @@ def test_api_page_imports_without_gpu_libraries():
     proc = subprocess.run([sys.executable, "-c", code, *names], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-4000:]
+
+
+def test_markdown_includes_show_the_tables_of_table_md(tmp_path, monkeypatch):
+    """An include of kind ``markdown`` shows every table of its folder's table.md, cell for
+    cell, each captioned with the line before it; a folder's first line names the run."""
+    from rodinia_bfs.bench import includes
+
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "table.md").write_text(
+        "Device: somewhere.\n\n| a | b |\n|---|---|\n| 1.5 | x, y |\n\n"
+        "The second table:\n\n| c |\n|---|\n| 2 |\n| 3 |\n\n- a list line\n")
+    monkeypatch.setattr(includes, "ROOT", tmp_path)
+    first, found = includes.markdown_tables("run")
+    assert first == "Device: somewhere."
+    assert [(t.caption, t.header, t.rows) for t in found] == [
+        ("Each way, a search", ["a", "b"], [["1.5", "x, y"]]),
+        ("The second table", ["c"], [["2"], ["3"]])]
+    text = includes.render("run", "markdown")
+    assert text.startswith(".. Generated from run/table.md by")
+    assert '1.5,"x, y"' in text and ".. csv-table:: The second table" in text

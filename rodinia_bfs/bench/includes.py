@@ -13,7 +13,11 @@ and how:
     the same, followed by the plots;
 ``levels``
     figures per level: the median time of one level, and the levels that stand out in
-    the per-level profile (the widest level, and each step's slowest).
+    the per-level profile (the widest level, and each step's slowest);
+``markdown``
+    the tables of the folder's ``table.md`` as they are, for a run of a script other than
+    the bench (``benchmarks/out_of_memory.py``), each with the line before it as its
+    caption.
 
 Run from the root of the checkout after committing new results::
 
@@ -29,6 +33,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import statistics
 import sys
 from dataclasses import dataclass
@@ -47,6 +52,8 @@ INCLUDES = {
     "gpu_levels.inc": ("benchmarks/results/h100-2026-11-22h", "levels"),
     "h100_levels.inc": ("benchmarks/results/h100-2026-11-23c", "levels"),
     "h100_steps5_7.inc": ("benchmarks/results/h100-2026-11-26-standard-before-after/after", "tables"),
+    "h100_oom_k24.inc": ("benchmarks/results/h100-2026-11-26-oom-k24", "markdown"),
+    "h100_oom_roads.inc": ("benchmarks/results/h100-2026-11-26-oom-roads", "markdown"),
 }
 
 
@@ -192,8 +199,38 @@ def tables(folder: str | Path) -> list[Table]:
     return result_tables(results) + [level_time_table(results), profile_table(results)]
 
 
+def markdown_tables(folder: str | Path) -> tuple[str, list[Table]]:
+    """The first line of a folder's ``table.md`` and its tables, each captioned with the
+    last line of text before it."""
+    text = (ROOT / folder / "table.md").read_text()
+    first, tables, caption, rows = text.split("\n", 1)[0], [], "", []
+
+    def cells(line: str) -> list[str]:
+        return [cell.strip() for cell in line.strip().strip("|").split("|")]
+
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            if not re.fullmatch(r"\|(\s*-+\s*\|)+", line.strip()):
+                rows.append(cells(line))
+            continue
+        if rows:
+            named = caption if caption and caption != first.rstrip(":") else "Each way, a search"
+            tables.append(Table(named, rows[0], rows[1:]))
+            rows = []
+        if line.strip():
+            caption = line.strip().rstrip(":")
+    return first, tables
+
+
 def render(folder: str, kind: str) -> str:
     """The text of an include of ``kind`` showing the results in ``folder``."""
+    if kind == "markdown":
+        first, found = markdown_tables(folder)
+        lines = [f".. Generated from {folder}/table.md by",
+                 "   python -m rodinia_bfs.bench.includes", "", first, ""]
+        for table in found:
+            lines += table.rst()
+        return "\n".join(lines)
     results = load_results(folder)
     from_root, _ = report.docs_paths(ROOT / folder, ROOT / "docs", ROOT / GENERATED)
     head = [f".. Generated from {folder}/results.json by",
@@ -217,8 +254,9 @@ def generated_folder(include: Path) -> str | None:
     """The results folder a generated include shows, from its first line."""
     first = include.read_text().split("\n", 1)[0]
     prefix = ".. Generated from "
-    if first.startswith(prefix) and first.endswith("/results.json by"):
-        return first[len(prefix):-len("/results.json by")]
+    for source in ("/results.json by", "/table.md by"):
+        if first.startswith(prefix) and first.endswith(source):
+            return first[len(prefix):-len(source)]
     return None
 
 
@@ -228,10 +266,12 @@ def main(argv=None) -> int:
         print("usage: python -m rodinia_bfs.bench.includes [--check]", file=sys.stderr)
         return 2
     check = "--check" in argv
-    missing = [folder for folder, _ in INCLUDES.values() if not (ROOT / folder / "results.json").is_file()]
+    missing = [f"{folder}/{'table.md' if kind == 'markdown' else 'results.json'}"
+               for folder, kind in INCLUDES.values()
+               if not (ROOT / folder / ("table.md" if kind == "markdown" else "results.json")).is_file()]
     if missing or not (ROOT / "docs").is_dir():
         print(f"run this from a checkout of rodinia-bfs: {ROOT} has no docs/ or no "
-              f"{missing[0] if missing else 'results'}/results.json", file=sys.stderr)
+              f"{missing[0] if missing else 'results'}", file=sys.stderr)
         return 1
     stale = []
     for name, (folder, kind) in INCLUDES.items():
