@@ -375,12 +375,16 @@ __device__ inline bfs_u32 block_exclusive_scan(bfs_u32* values, bfs_u32 count, b
 // `alpha`; 0: push always; `unexplored` is its m_u), and it stops at level `last` (the
 // depth limit, or the room in `records`): then the host takes over, from the queue in
 // global memory, which the block fills too. Each level leaves its counts in
-// records[level - first level]; `ran` gets how many levels.
-extern "C" __global__ void oom_single(const OutOfMemoryArgs a, level_t level,
-                                      bfs_u32 frontier_size, bfs_u32 capacity,
-                                      bfs_u64 max_edges, bfs_u64 unexplored, bfs_u32 alpha,
-                                      level_t last, OomCounts* records, bfs_u32* ran)
+// records[level - first level]; `ran` gets how many levels. (`s` says all this.)
+extern "C" __global__ void oom_single(const OutOfMemoryArgs a, const OomSingleArgs s)
 {
+    const bfs_u32 capacity = s.capacity, alpha = s.alpha;
+    const bfs_u64 max_edges = s.max_edges;
+    const level_t last = s.last;
+    OomCounts* const records = s.records;
+    level_t level = s.level;
+    bfs_u32 frontier_size = s.frontier_size;
+    bfs_u64 unexplored = s.unexplored;
     DYNAMIC_SHARED(SbEntry, shared_entries);
     SbEntry* const entries[2] = {shared_entries, shared_entries + capacity};
     bfs_u32* const starts = (bfs_u32*)(shared_entries + 2 * capacity);
@@ -453,6 +457,6 @@ extern "C" __global__ void oom_single(const OutOfMemoryArgs a, level_t level,
             break;
         }
     }
-    if (threadIdx.x == 0) *ran = (bfs_u32)(level - first_level);
+    if (threadIdx.x == 0) *s.ran = (bfs_u32)(level - first_level);
 }
 // [oom-single-end]

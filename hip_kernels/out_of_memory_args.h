@@ -28,4 +28,17 @@ struct OutOfMemoryArgs {
     OomCounts* counts;
     bfs_i32 num_vertices;
 };
+
+// What a launch of the single block (oom_single) is told, and where it answers.
+struct OomSingleArgs {
+    OomCounts* records;      // device: the counts of each level it runs
+    bfs_u32* ran;            // device: how many levels it ran
+    bfs_u64 max_edges;       // it stops before a level of more out-edges than this,
+    bfs_u64 unexplored;      // or one that Beamer's rule would pull (m_u, and alpha;
+    bfs_u32 alpha;           // alpha 0: push always),
+    bfs_u32 capacity;        // or of more vertices than its shared memory holds,
+    level_t last;            // or at this level
+    level_t level;           // the first level, and its frontier (in the queue)
+    bfs_u32 frontier_size;
+};
 // [oom-args-end]

@@ -16,7 +16,7 @@ from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker
 from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.variants.out_of_memory import (
-    DIRECTIONS, GATHERS, MODES, RUNGS, OomCounts, OutOfMemoryArgs, OutOfMemoryBFS,
+    DIRECTIONS, GATHERS, MODES, RUNGS, OomCounts, OomSingleArgs, OutOfMemoryArgs, OutOfMemoryBFS,
     choose_for_memory, compiled_gather, in_memory_bytes, vertex_array_bytes)
 from rodinia_bfs.variants.out_of_memory import gather_edges as numpy_gather
 from rodinia_bfs.variants.push_pull_basic import beamer_direction
@@ -257,7 +257,7 @@ def test_gather_matches_a_plain_loop(gather):
 
 
 def test_argument_records_match_the_header(device):
-    c_side, host_side = ctypes_layouts(device, [OomCounts, OutOfMemoryArgs],
+    c_side, host_side = ctypes_layouts(device, [OomCounts, OutOfMemoryArgs, OomSingleArgs],
                                        "out_of_memory_args.h")
     assert c_side == host_side
 

@@ -116,6 +116,16 @@ class OutOfMemoryArgs(ctypes.Structure):
                 ("num_vertices", ctypes.c_int32)]
 
 
+class OomSingleArgs(ctypes.Structure):
+    """``struct OomSingleArgs`` of out_of_memory_args.h: a launch of the single block."""
+
+    _fields_ = [("records", ctypes.c_uint64), ("ran", ctypes.c_uint64),
+                ("max_edges", ctypes.c_uint64), ("unexplored", ctypes.c_uint64),
+                ("alpha", ctypes.c_uint32), ("capacity", ctypes.c_uint32),
+                ("last", ctypes.c_int32), ("level", ctypes.c_int32),
+                ("frontier_size", ctypes.c_uint32)]
+
+
 #: The same record as a NumPy dtype: the single block leaves an array of them.
 OOM_COUNTS = np.dtype([(name, np.uint64) for name, _ in OomCounts._fields_])
 # [oom-records-end]
@@ -362,6 +372,8 @@ class OutOfMemoryBFS(GPUStep):
         # OomCounts' room), then an OomCounts per level; copied back in one piece.
         self.sb_out = self._alloc(OOM_COUNTS.itemsize * (SB_LEVELS + 1))
         self.h_sb_out = device.host_malloc(OOM_COUNTS.itemsize * (SB_LEVELS + 1), np.uint8)
+        self.sb_args = OomSingleArgs(records=self.sb_out.ptr + OOM_COUNTS.itemsize,
+                                     ran=self.sb_out.ptr)
         # The host's records of the last search: a LevelRecord per level the host drove,
         # and for each launch of the single block its first frontier and its counts.
         self._records: list = []
@@ -480,12 +492,12 @@ class OutOfMemoryBFS(GPUStep):
         vertices not reached yet), the frontier is empty, or ``last`` is reached; the
         counts of each level (:data:`OOM_COUNTS` records: what it found and read)."""
         dev, s, limit = self.device, self.stream, self.single_block
-        records = self.sb_out.view(OOM_COUNTS.itemsize, OOM_COUNTS.itemsize * SB_LEVELS)
-        dev.launch(self.single, 1, self.sb_threads,
-                   (self.args, np.int32(level), np.uint32(n_f), np.uint32(limit),
-                    np.uint64(SB_BATCH * limit), np.uint64(m_u),
-                    np.uint32(ALPHA if self.direction == "auto" else 0), np.int32(last), records,
-                    self.sb_out.view(0, 4)), shared_mem=self.sb_shared, stream=s)
+        launch = self.sb_args  # the same record each time: its fields change
+        launch.max_edges, launch.unexplored = SB_BATCH * limit, m_u
+        launch.alpha = ALPHA if self.direction == "auto" else 0
+        launch.capacity, launch.last, launch.level, launch.frontier_size = limit, last, level, n_f
+        dev.launch(self.single, 1, self.sb_threads, (self.args, launch),
+                   shared_mem=self.sb_shared, stream=s)
         dev.memcpy_dtoh_async(self.h_sb_out, self.sb_out, s)
         s.synchronize()
         ran = int(self.h_sb_out[:4].view(np.uint32)[0])
