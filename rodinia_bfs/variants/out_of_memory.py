@@ -88,6 +88,9 @@ SB_BATCH = 4
 #: SB_BATCH times as many out-edges), or as many as its shared memory holds; 0 turns
 #: it off.
 SINGLE_BLOCK = 4096
+#: The single block's threads on the emulator, which runs a block's threads in turn and
+#: pays for each at every barrier: the same kernel as on a GPU, in a smaller block.
+EMULATOR_SB_THREADS = 256
 #: Levels one launch of the single block runs at most (the records it leaves).
 SB_LEVELS = 1024
 #: Shared memory of the single block per frontier vertex: an SbEntry (16 bytes) in each
@@ -316,10 +319,11 @@ class OutOfMemoryBFS(GPUStep):
         # the frontier's degrees between two of this step's launches.
         self.prep = GraphPrep(device, stream=self.stream,
                               **(EMULATOR_TILES if device.backend == "cpu" else {}))
-        # The single block: as many threads as a block may have, in the mapped modes,
-        # and a frontier of at most what its shared memory holds (SB_ENTRY_BYTES a
-        # vertex, in two buffers and the scan).
-        self.sb_threads = device.max_threads_per_block
+        # The single block: as many threads as a block may have (EMULATOR_SB_THREADS on
+        # the emulator), in the mapped modes, and a frontier of at most what its shared
+        # memory holds (SB_BYTES_PER_VERTEX a vertex, in two buffers and the scan).
+        self.sb_threads = (device.max_threads_per_block if device.backend != "cpu"
+                           else EMULATOR_SB_THREADS)
         room = (device.max_shared_memory_per_block - SB_STATIC_SHARED) // SB_BYTES_PER_VERTEX
         self.single_block = min(single_block, room) if self.mode != "subgraph" else 0
         self.sb_shared = SB_BYTES_PER_VERTEX * self.single_block + 4
