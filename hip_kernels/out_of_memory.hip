@@ -218,6 +218,81 @@ extern "C" __global__ void oom_expand_edges(const OutOfMemoryArgs a, const verte
 }
 // [oom-expand-edges-end]
 
+// [oom-subgraph-pull-kernels-begin]
+__device__ inline edge_t in_degree(const OutOfMemoryArgs& a, vertex_t v)
+{
+    return a.in_offsets[v + 1] - a.in_offsets[v];
+}
+
+// subgraph, a pull level, first: the vertices not reached yet whose in-lists go on past
+// `skip` edges, each with how many of its in-edges the host is to gather next (at most
+// `limit`), listed in the level's own queue (a pull level does not read it) and in
+// sub_offsets, for the scan; counts->candidates gets how many. A warp lists its
+// vertices with one atomic.
+extern "C" __global__ void oom_pull_candidates(const OutOfMemoryArgs a, level_t level,
+                                               bfs_u64 skip, bfs_u64 limit)
+{
+    const bfs_u64 n = (bfs_u64)a.num_vertices;
+    const bfs_u64 stride = (bfs_u64)gridDim.x * blockDim.x;
+    const bfs_u64 warp_first = (bfs_u64)blockIdx.x * blockDim.x + warp_id() * WARP_SIZE;
+    for (bfs_u64 base = warp_first; base < n; base += stride) {
+        const vertex_t v = (vertex_t)(base + lane_id());
+        const bool listed = base + lane_id() < n && a.levels[v] == -1
+                            && (bfs_u64)in_degree(a, v) > skip;
+        const lane_mask_t lanes = warp_ballot(listed);
+        if (!lanes) continue;
+        bfs_u64 first = 0;
+        if (lane_id() == 0)
+            first = atomicAdd(&a.counts->candidates, (bfs_u64)__popcll((bfs_u64)lanes));
+        first = (bfs_u64)warp_shfl((bfs_i64)first, 0);
+        if (listed) {
+            const lane_mask_t below = (lane_mask_t)((((bfs_u64)1) << lane_id()) - 1);
+            const bfs_u64 slot = first + (bfs_u64)__popcll((bfs_u64)(lanes & below));
+            const bfs_u64 rest = (bfs_u64)in_degree(a, v) - skip;
+            a.queues[level % 2][slot] = v;
+            a.sub_offsets[slot] = rest < limit ? rest : limit;
+        }
+    }
+}
+
+// subgraph, a pull level, last: one thread per gathered in-edge u -> v (v's in the
+// candidate list, found by a binary search as in oom_expand_edges): when u is on the
+// frontier, v is claimed (atomicCAS: several of its in-edges may hit) with u as its
+// parent, and appended to the next queue.
+extern "C" __global__ void oom_pull_subgraph(const OutOfMemoryArgs a, const vertex_t* sub_edges,
+                                             level_t level, bfs_u32 listed, bfs_u64 first,
+                                             bfs_u64 count)
+{
+    OOM_SHARED_SUMS(sums);
+    const vertex_t* candidates = a.queues[level % 2];
+    const bfs_u64 stride = (bfs_u64)gridDim.x * blockDim.x;
+    OomTally mine = {0, 0, 0};
+    const bfs_u64 warp_first = (bfs_u64)blockIdx.x * blockDim.x + warp_id() * WARP_SIZE;
+    for (bfs_u64 base = warp_first; base < count; base += stride) {
+        const bfs_u64 j = base + lane_id();
+        bool claimed = false;
+        vertex_t v = -1;
+        if (j < count) {
+            const bfs_u64 e = first + j;
+            bfs_u32 lo = 0, hi = listed;  // sub_offsets[lo] <= e < sub_offsets[hi]
+            while (hi - lo > 1) {
+                const bfs_u32 mid = lo + (hi - lo) / 2;
+                if (a.sub_offsets[mid] <= e) lo = mid; else hi = mid;
+            }
+            v = candidates[lo];
+            const vertex_t u = sub_edges[j];
+            claimed = a.levels[u] == level && atomicCAS(&a.levels[v], -1, level + 1) == -1;
+            if (claimed) {
+                a.parents[v] = u;
+                mine.edges += (bfs_u64)out_degree(a, v);
+            }
+        }
+        append(a, level, claimed, v);
+    }
+    add_tally(mine, sums, a.counts);
+}
+// [oom-subgraph-pull-kernels-end]
+
 // [oom-expand-mapped-begin]
 // zero_copy and managed, a push level without OOM_EDGE_PUSH: a warp per frontier vertex
 // reads its out-list straight from host memory, lane k the k-th edge of each run of

@@ -12,6 +12,7 @@ struct OomCounts {
     bfs_u64 edges;     // and their out-edges (m_f): the next level's edges to read
     bfs_u64 read;      // edges the level read from host memory (zero_copy, managed)
     bfs_u64 sectors;   // and the 32-byte sectors they span
+    bfs_u64 candidates;  // subgraph, a pull level: the vertices listed for a round
 };
 
 struct OutOfMemoryArgs {

@@ -35,9 +35,8 @@ def _graphs():
     }
 
 
-#: Each mode with each direction it takes: the subgraph mode pushes every level.
-MODE_DIRECTIONS = [("subgraph", "auto"), ("subgraph", "push"),
-                   *((m, d) for m in ("zero_copy", "managed") for d in DIRECTIONS)]
+#: Each mode with each direction.
+MODE_DIRECTIONS = [(m, d) for m in MODES for d in DIRECTIONS]
 
 
 #: The options that change which kernels run: the tuned default (on these small graphs
@@ -123,6 +122,38 @@ def test_several_sources_and_a_depth_limit(device, name, config, depth, rungs):
         check_run(step, starts[-1], step.run(starts[-1]))
 
 
+def test_subgraph_pull_levels_gather_a_probe_then_the_rest(device):
+    """Subgraph mode, pulling: a level gathers the first PULL_PROBE in-edges (hubs first)
+    of each vertex not reached yet, then the rest of the in-lists of those still not
+    reached; a host model gives the same edges, fewer than the whole in-lists, and fewer
+    bytes than pushing every level."""
+    from rodinia_bfs.variants.out_of_memory import PULL_PROBE
+
+    graph = kronecker(9, seed=3, progress=False)  # undirected: in-lists = out-lists
+    source = int(np.argmax(graph.degrees()))
+    with OutOfMemoryBFS(device, graph, host_edges="subgraph", chunk_edges=64) as step:
+        run = step.run(source)
+        check_run(step, source, run)
+        records = step.last_records
+    assert "pull" in [r.direction for r in records]
+    in_lists = graph.hubs_first(graph.degrees())
+    levels, pulled, whole = run.levels, 0, 0
+    for k, record in enumerate(records):
+        if record.direction != "pull":
+            continue
+        expected = 0
+        for v in np.flatnonzero((levels > k) | (levels < 0)):  # not reached before level k
+            targets = in_lists.targets[in_lists.offsets[v]:in_lists.offsets[v + 1]]
+            expected += min(targets.size, PULL_PROBE)
+            if not (levels[targets[:PULL_PROBE]] == k).any():
+                expected += max(targets.size - PULL_PROBE, 0)
+            whole += targets.size
+        assert record.edges == expected and record.bytes_htod == 4 * expected
+        pulled += expected
+    assert pulled < whole
+    assert sum(r.bytes_htod for r in records) < 4 * sum(_frontier_edges(graph, source))
+
+
 @pytest.mark.parametrize("threads", [1, 3])
 def test_gather_threads(device, threads, monkeypatch):
     """A chunk gathered in pieces on several threads, each piece a few edges: the same
@@ -133,7 +164,7 @@ def test_gather_threads(device, threads, monkeypatch):
     graph = kronecker(9, seed=3, progress=False)
     source = int(np.argmax(graph.degrees()))
     with OutOfMemoryBFS(device, graph, host_edges="subgraph", chunk_edges=1000,
-                        gather_threads=threads) as step:
+                        gather_threads=threads, direction="push") as step:
         check_run(step, source, step.run(source))
         assert ([r.bytes_htod for r in step.last_records]
                 == [4 * e for e in _frontier_edges(graph, source)])
@@ -156,9 +187,11 @@ def _frontier_edges(graph: CSRGraph, source: int) -> list[int]:
 
 @pytest.mark.parametrize("source", [0, 900, 5])
 def test_subgraph_moves_the_frontier_edges_only(device, source):
-    """Subgraph mode: each level copies 4 bytes per out-edge of its frontier, no more."""
+    """Subgraph mode, pushing: each level copies 4 bytes per out-edge of its frontier,
+    no more."""
     graph = awkward_graph()
-    with OutOfMemoryBFS(device, graph, host_edges="subgraph", chunk_edges=50) as step:
+    with OutOfMemoryBFS(device, graph, host_edges="subgraph", chunk_edges=50,
+                        direction="push") as step:
         run = step.run(source)
         check_run(step, source, run)
         records = step.last_records
@@ -250,7 +283,7 @@ def test_gather_matches_a_plain_loop(gather):
         got = []
         for first in range(0, total, chunk):
             count = min(chunk, total - first)
-            gather_edges(graph.offsets, graph.targets, frontier, sub_offsets, first, count, out)
+            gather_edges(graph.offsets[frontier], graph.targets, sub_offsets, first, count, out)
             got.append(out[:count].copy())
             assert out[chunk] == -5
         np.testing.assert_array_equal(np.concatenate(got), expected)
@@ -333,7 +366,7 @@ def test_bad_options(device):
     with pytest.raises(RodiniaBFSError, match="multiple of the warp size"):
         OutOfMemoryBFS(device, graph, block_size=device.warp_size + 1)
     with pytest.raises(RodiniaBFSError, match="direction must be one of"):
-        OutOfMemoryBFS(device, graph, host_edges="subgraph", direction="pull")
+        OutOfMemoryBFS(device, graph, host_edges="subgraph", direction="sideways")
     with pytest.raises(RodiniaBFSError, match="chunk_edges >= 1"):
         OutOfMemoryBFS(device, graph, chunk_edges=0)
     with pytest.raises(RodiniaBFSError, match="gather_threads"):

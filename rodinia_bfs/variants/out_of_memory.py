@@ -82,6 +82,9 @@ DIRECTIONS = ("auto", "push", "pull")
 #: The kernels' rungs (out_of_memory.hip's macros), each on unless turned off.
 RUNGS = {"aggregate": "OOM_AGGREGATE", "edge_push": "OOM_EDGE_PUSH", "aligned": "OOM_ALIGNED"}
 
+#: A subgraph pull level's first round: the in-edges of each vertex it gathers (a
+#: sector's worth), hubs first, where most vertices find their parent.
+PULL_PROBE = 8
 #: Edges a thread of the single block reads at once (OOM_SB_BATCH).
 SB_BATCH = 4
 #: The single block goes on while the frontier has at most this many vertices (and
@@ -105,7 +108,8 @@ class OomCounts(ctypes.Structure):
     """``struct OomCounts`` of out_of_memory_args.h."""
 
     _fields_ = [("vertices", ctypes.c_uint64), ("edges", ctypes.c_uint64),
-                ("read", ctypes.c_uint64), ("sectors", ctypes.c_uint64)]
+                ("read", ctypes.c_uint64), ("sectors", ctypes.c_uint64),
+                ("candidates", ctypes.c_uint64)]
 
 
 class OutOfMemoryArgs(ctypes.Structure):
@@ -190,13 +194,14 @@ def choose_for_memory(graph: CSRGraph, limit: int | None) -> tuple[str | None, s
 
 
 # [oom-gather-begin]
-def gather_edges(offsets: np.ndarray, targets: np.ndarray, frontier: np.ndarray,
-                 sub_offsets: np.ndarray, first: int, count: int, out: np.ndarray) -> None:
-    """Write the edges ``[first, first + count)`` of a level's subgraph into ``out``:
-    the out-lists of ``frontier``'s vertices laid end to end, ``sub_offsets`` (n_f + 1,
-    scanned on the device) saying where each begins. The ranges are built without a
-    Python loop: each edge's index in ``targets`` is its index in the chunk plus the
-    shift of its list (np.repeat), and one ``np.take`` gathers them."""
+def gather_edges(begins: np.ndarray, targets: np.ndarray, sub_offsets: np.ndarray,
+                 first: int, count: int, out: np.ndarray) -> None:
+    """Write the edges ``[first, first + count)`` of a level's subgraph into ``out``: the
+    lists that begin at ``begins`` in ``targets`` (a frontier vertex's out-list, or part
+    of an in-list), laid end to end, ``sub_offsets`` (n + 1, scanned on the device)
+    saying where each begins in the subgraph. The ranges are built without a Python
+    loop: each edge's index in ``targets`` is its index in the chunk plus the shift of
+    its list (np.repeat), and one ``np.take`` gathers them."""
     if count == 0:
         return
     end = first + count
@@ -205,7 +210,7 @@ def gather_edges(offsets: np.ndarray, targets: np.ndarray, frontier: np.ndarray,
     begin = np.maximum(sub_offsets[lo:hi], first)  # each list's part in the chunk
     stop = np.minimum(sub_offsets[lo + 1:hi + 1], end)
     lengths = (stop - begin).astype(np.int64)
-    starts = offsets[frontier[lo:hi]] + (begin - sub_offsets[lo:hi]).astype(np.int64)
+    starts = begins[lo:hi] + (begin - sub_offsets[lo:hi]).astype(np.int64)
     shift = starts - (begin - first).astype(np.int64)  # targets index - chunk index
     index = np.repeat(shift, lengths) + np.arange(count, dtype=np.int64)
     np.take(targets, index, out=out[:count])
@@ -217,13 +222,13 @@ def gather_edges(offsets: np.ndarray, targets: np.ndarray, frontier: np.ndarray,
 GATHERS = ("compiled", "numpy")
 
 
-def _gather_lists(offsets, targets, frontier, sub_offsets, first, count, out):
+def _gather_lists(begins, targets, sub_offsets, first, count, out):
     """gather_edges in plain loops, for numba to compile: each list's part in the chunk
     is one run of ``targets``, copied as it is, from the list that holds edge ``first``
     on. (Every index is made an int64 first: numba would turn uint64 - int64 into a
     float.)"""
     end = first + count
-    lo, hi = 0, frontier.shape[0]  # the list that holds `first`: sub_offsets[lo] <= first
+    lo, hi = 0, begins.shape[0]  # the list that holds `first`: sub_offsets[lo] <= first
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if np.int64(sub_offsets[mid]) <= first:
@@ -233,7 +238,7 @@ def _gather_lists(offsets, targets, frontier, sub_offsets, first, count, out):
     k, at = lo, first
     while at < end:
         begin, stop = np.int64(sub_offsets[k]), min(np.int64(sub_offsets[k + 1]), end)
-        source = np.int64(offsets[frontier[k]]) + (at - begin)
+        source = np.int64(begins[k]) + (at - begin)
         for i in range(stop - at):
             out[at - first + i] = targets[source + i]
         at = max(at, stop)
@@ -286,10 +291,9 @@ class OutOfMemoryBFS(GPUStep):
             raise RodiniaBFSError(
                 f"block_size must be a multiple of the warp size {warp} up to "
                 f"{device.max_threads_per_block}, got {block_size}")
-        if direction not in DIRECTIONS or (host_edges == "subgraph" and direction == "pull"):
+        if direction not in DIRECTIONS:
             raise RodiniaBFSError(
-                f"direction must be one of {', '.join(DIRECTIONS)} (subgraph: auto or push), "
-                f"got {direction!r}")
+                f"direction must be one of {', '.join(DIRECTIONS)}, got {direction!r}")
         if min(max_blocks, gather_threads) < 1 or (chunk_edges is not None and chunk_edges < 1):
             raise RodiniaBFSError(f"need max_blocks, gather_threads and chunk_edges >= 1; got "
                                   f"{max_blocks}, {gather_threads}, {chunk_edges}")
@@ -298,7 +302,7 @@ class OutOfMemoryBFS(GPUStep):
         if single_block < 0:
             raise RodiniaBFSError(f"single_block must be 0 (off) or more, got {single_block}")
         self.mode, self.block_size, self.max_blocks = host_edges, block_size, max_blocks
-        self.direction = "push" if host_edges == "subgraph" else direction
+        self.direction = direction
         n, m = graph.num_vertices, graph.num_edges
         # The device holds the vertex arrays and, in subgraph mode, two chunks of edges.
         budget = device.total_memory if memory_limit is None else min(memory_limit,
@@ -312,9 +316,11 @@ class OutOfMemoryBFS(GPUStep):
         rungs = dict(aggregate=aggregate, edge_push=edge_push, aligned=aligned)
         self.rungs = rungs
         module = self._compile({RUNGS[k]: int(on) for k, on in rungs.items()})
-        self.frontier_degrees, self.expand_edges, self.expand_mapped, self.pull_mapped, \
-            self.single = (module.get_function(f"oom_{k}") for k in (
-                "frontier_degrees", "expand_edges", "expand_mapped", "pull_mapped", "single"))
+        (self.frontier_degrees, self.expand_edges, self.expand_mapped, self.pull_mapped,
+         self.single, self.pull_candidates, self.pull_subgraph) = (
+            module.get_function(f"oom_{k}") for k in (
+                "frontier_degrees", "expand_edges", "expand_mapped", "pull_mapped", "single",
+                "pull_candidates", "pull_subgraph"))
         # graph_prep.hip's exclusive scan, on this step's stream: the push levels scan
         # the frontier's degrees between two of this step's launches.
         self.prep = GraphPrep(device, stream=self.stream,
@@ -339,6 +345,14 @@ class OutOfMemoryBFS(GPUStep):
         self.pool, self.gather_threads = None, gather_threads
         self.gather = compiled_gather() if gather == "compiled" else gather_edges
         in_offsets = offsets
+        # The in-lists of the pull levels, hubs first: those of the reverse graph, or the
+        # out-lists themselves when every arc has its partner. A graph built both ways
+        # knows it is symmetric; any other is checked.
+        reverse = None if graph.known_symmetric else graph.reverse()
+        symmetric = reverse is None or graph.is_symmetric(reverse)
+        self.in_lists = (graph if symmetric else reverse).hubs_first(self.degrees)
+        if not symmetric:
+            in_offsets = self._upload(self.in_lists.offsets)
         if self.mode == "subgraph":
             # The edges stay in the graph's own array; a chunk goes over at a time, two
             # buffers each side: the host fills one while the other is copied and expanded.
@@ -351,15 +365,7 @@ class OutOfMemoryBFS(GPUStep):
         else:
             managed = self.mode == "managed"
             self.host_edges = device.host_mapped(graph.targets, managed=managed)
-            # The in-lists of the pull levels, hubs first: those of the reverse graph,
-            # or the out-lists themselves when every arc has its partner.
-            # A graph built both ways knows it is symmetric; any other is checked.
-            reverse = None if graph.known_symmetric else graph.reverse()
-            symmetric = reverse is None or graph.is_symmetric(reverse)
-            in_lists = (graph if symmetric else reverse).hubs_first(self.degrees)
-            if not symmetric:
-                in_offsets = self._upload(in_lists.offsets)
-            self.host_in_edges = device.host_mapped(in_lists.targets, managed=managed)
+            self.host_in_edges = device.host_mapped(self.in_lists.targets, managed=managed)
         args = OutOfMemoryArgs(
             offsets=offsets.ptr,
             host_edges=self.host_edges.device_ptr if self.host_edges else 0,
@@ -411,10 +417,11 @@ class OutOfMemoryBFS(GPUStep):
         return int(queue.size), int(self.degrees[starts].sum())
     # [oom-reset-many-end]
 
-    def _gather(self, frontier, sub_offsets, first: int, count: int, staging) -> None:
-        """Gather the subgraph's edges [first, first + count) into ``staging``, in
-        pieces on the pool's threads when the chunk is large enough to share."""
-        args = (self.graph.offsets, self.graph.targets, frontier, sub_offsets)
+    def _gather(self, begins, targets, sub_offsets, first: int, count: int, staging) -> None:
+        """Gather the subgraph's edges [first, first + count) into ``staging`` (its
+        lists begin at ``begins`` in ``targets``), in pieces on the pool's threads when
+        the chunk is large enough to share."""
+        args = (begins, targets, sub_offsets)
         pieces = min(self.gather_threads, count // MIN_GATHER_PIECE)
         if self.pool is None or pieces < 2:
             self.gather(*args, first, count, staging)
@@ -437,12 +444,34 @@ class OutOfMemoryBFS(GPUStep):
     # [oom-scan-end]
 
     # [oom-subgraph-level-begin]
+    def _subgraph_chunks(self, kernel, level: int, size: int, begins, targets,
+                         sub_offsets) -> tuple[int, float]:
+        """The subgraph's edges (lists that begin at ``begins`` in the host's
+        ``targets``, placed by ``sub_offsets``) gathered, copied and expanded by
+        ``kernel``, a chunk at a time, in two buffers: while the device copies and
+        expands chunk k, the host gathers chunk k + 1. Returns the edges and the
+        seconds the host spent gathering."""
+        dev, s, b = self.device, self.stream, self.block_size
+        total, gather_s = int(sub_offsets[-1]), 0.0
+        for chunk, first in enumerate(range(0, total, self.chunk_edges)):
+            count, i = min(self.chunk_edges, total - first), chunk % 2
+            if chunk >= 2:  # chunk - 2 used these buffers: wait until it is done
+                self.chunk_done[i].synchronize()
+            started = time.perf_counter()
+            self._gather(begins, targets, sub_offsets, first, count, self.staging[i])
+            gather_s += time.perf_counter() - started
+            dev.memcpy_htod_async(self.sub_edges[i].view(0, 4 * count),
+                                  self.staging[i][:count], s)
+            dev.launch(kernel, self._grid(count, b), b,
+                       (self.args, self.sub_edges[i], np.int32(level), np.uint32(size),
+                        np.uint64(first), np.uint64(count)), stream=s)
+            self.chunk_done[i].record(s)
+        return total, gather_s
+
     def _subgraph_level(self, level: int, n_f: int) -> LevelRecord:
         """One level of the subgraph method: degrees and their scan on the device, the
-        gather on the host, the copy, the expansion, a chunk at a time, in two buffers:
-        while the device copies and expands chunk k, the host gathers chunk k + 1."""
-        dev, s, b = self.device, self.stream, self.block_size
-        args, lvl, size = self.args, np.int32(level), np.uint32(n_f)
+        gather on the host, the copy, the expansion (_subgraph_chunks)."""
+        dev, s = self.device, self.stream
         self._scan_degrees(level, n_f)
         # The host learns which vertices, and where their lists go: 12 bytes each.
         frontier = self.h_frontier[:n_f]
@@ -450,23 +479,47 @@ class OutOfMemoryBFS(GPUStep):
         dev.memcpy_dtoh_async(frontier, self.queues[level % 2].view(0, 4 * n_f), s)
         dev.memcpy_dtoh_async(sub_offsets, self.sub_offsets.view(0, 8 * (n_f + 1)), s)
         s.synchronize()
-        total, gather_s = int(sub_offsets[n_f]), 0.0
-        for chunk, first in enumerate(range(0, total, self.chunk_edges)):
-            count, i = min(self.chunk_edges, total - first), chunk % 2
-            if chunk >= 2:  # chunk - 2 used these buffers: wait until it is done
-                self.chunk_done[i].synchronize()
-            started = time.perf_counter()
-            self._gather(frontier, sub_offsets, first, count, self.staging[i])
-            gather_s += time.perf_counter() - started
-            dev.memcpy_htod_async(self.sub_edges[i].view(0, 4 * count),
-                                  self.staging[i][:count], s)
-            dev.launch(self.expand_edges, self._grid(count, b), b,
-                       (args, self.sub_edges[i], lvl, size, np.uint64(first),
-                        np.uint64(count)), stream=s)
-            self.chunk_done[i].record(s)
+        total, gather_s = self._subgraph_chunks(self.expand_edges, level, n_f,
+                                                self.graph.offsets[frontier],
+                                                self.graph.targets, sub_offsets)
         return LevelRecord(self.mode, "push", n_f, total, 4 * total, 12 * n_f + 8,
                            1000.0 * gather_s)
     # [oom-subgraph-level-end]
+
+    # [oom-subgraph-pull-begin]
+    def _subgraph_pull_level(self, level: int, n_f: int) -> LevelRecord:
+        """A pull level of the subgraph method, in two rounds. First the device lists the
+        vertices not reached yet, each with the first PULL_PROBE edges of its in-list
+        (hubs first: most find a parent there), and the host gathers those; then, for
+        the vertices still not reached, the rest of their in-lists."""
+        dev, s = self.device, self.stream
+        edges = moved_back = 0
+        gather_s = 0.0
+        candidates_field = self.counts.view(OomCounts.candidates.offset, 8)
+        for skip, limit in ((0, PULL_PROBE), (PULL_PROBE, 2**62)):
+            dev.memset(candidates_field, 0, stream=s)
+            dev.launch(self.pull_candidates, self._grid(self.graph.num_vertices, self.block_size),
+                       self.block_size, (self.args, np.int32(level), np.uint64(skip),
+                                         np.uint64(limit)), stream=s)
+            dev.memcpy_dtoh_async(self.h_counts_bytes, self.counts, s)
+            s.synchronize()
+            n_c = int(self.h_counts.candidates)
+            if n_c == 0:
+                break
+            self.prep.exclusive_scan(self.sub_offsets, n_c, None, self.tile_sums)
+            candidates = self.h_frontier[:n_c]
+            sub_offsets = self.h_sub_offsets[:n_c + 1]
+            dev.memcpy_dtoh_async(candidates, self.queues[level % 2].view(0, 4 * n_c), s)
+            dev.memcpy_dtoh_async(sub_offsets, self.sub_offsets.view(0, 8 * (n_c + 1)), s)
+            s.synchronize()
+            begins = self.in_lists.offsets[candidates] + skip
+            total, seconds = self._subgraph_chunks(self.pull_subgraph, level, n_c, begins,
+                                                   self.in_lists.targets, sub_offsets)
+            edges, gather_s, moved_back = edges + total, gather_s + seconds, \
+                moved_back + 12 * n_c + 8
+        return LevelRecord(self.mode, "pull", n_f, edges, 4 * edges, moved_back,
+                           1000.0 * gather_s)
+    # [oom-subgraph-pull-end]
 
     # [oom-mapped-level-begin]
     def _mapped_level(self, level: int, n_f: int, m_f: int, direction: str) -> None:
@@ -538,7 +591,9 @@ class OutOfMemoryBFS(GPUStep):
                 found += int(counts["vertices"].sum())
             else:
                 dev.memset(self.counts, 0, stream=s)  # the next frontier starts empty
-                if self.mode == "subgraph":
+                if self.mode == "subgraph" and direction == "pull":
+                    record = self._subgraph_pull_level(level, n_f)
+                elif self.mode == "subgraph":
                     record = self._subgraph_level(level, n_f)
                 else:
                     self._mapped_level(level, n_f, m_f, direction)
