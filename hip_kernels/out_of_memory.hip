@@ -12,10 +12,12 @@
 //            over the bus carries whole sectors.
 // managed:   the same kernels over unified memory, which the driver migrates on demand.
 //
-// In the last two, a level may also pull (step 6's bottom-up direction): a warp per
-// vertex not reached yet reads its in-list, a warp's width at a time, and stops at the
-// first in-neighbour on the frontier; and while the frontier is small, one block runs
-// level after level in one launch (oom_single, chapter 5's single block).
+// In every mode a level may also pull (step 6's bottom-up direction): in the last two a
+// warp per vertex not reached yet reads its in-list, a warp's width at a time, and stops
+// at the first in-neighbour on the frontier; the subgraph mode gathers the first edges
+// of those in-lists, then the rest for the vertices not found (oom_pull_candidates,
+// oom_pull_subgraph). And while the frontier is small, one block runs level after
+// level in one launch (oom_single, chapter 5's single block).
 //
 // The threads of a launch stride over their work, so a launch of any shape covers it.
 // The rungs of the step (chapter 9), each a macro that the host sets:

@@ -23,8 +23,9 @@ direction, chosen on the host by Beamer's rule): a warp per vertex not reached y
 its in-list, hubs first, from host memory and stops at the first in-neighbour on the
 frontier. And while the frontier is small (``single_block``), one block runs level
 after level in one launch, as chapter 5's single block does, with no trip to the host
-between them. The subgraph mode pushes every level: its host gathers whole lists before
-the device looks at them, so a pull's early exit would save nothing on the bus.
+between them. The subgraph mode pulls in two rounds, since its host gathers before the
+device looks: the first PULL_PROBE in-edges of every vertex not reached yet, then the
+rest of the in-lists of those still not reached.
 
 The rungs of the step, each an option that a ladder run turns off to measure it
 (:data:`RUNGS`): ``aggregate`` (a warp's claims take one atomic, a block's counts one
