@@ -59,20 +59,29 @@ __device__ inline bool claim(const OutOfMemoryArgs& a, level_t level, vertex_t v
     return true;
 }
 
-// Put what this warp claimed (u, in the lanes where `claimed`) in the next queue. With
-// OOM_AGGREGATE a ballot says which lanes have one, and one atomicAdd reserves the
-// warp's slots: lane k writes after the claimants below it. Every lane calls it.
+// The slot of this lane's item among the warp's (the lanes where `mine`), reserved for
+// them all with one atomicAdd on `counter`: a ballot says which lanes have one, and
+// lane k's comes after those of the lanes below it. Every lane of the warp calls it.
+__device__ inline bfs_u64 warp_slot(bool mine, bfs_u64* counter)
+{
+    const lane_mask_t lanes = warp_ballot(mine);
+    if (!lanes) return 0;
+    bfs_u64 first = 0;
+    if (lane_id() == 0) first = atomicAdd(counter, (bfs_u64)__popcll((bfs_u64)lanes));
+    first = (bfs_u64)warp_shfl((bfs_i64)first, 0);
+    const lane_mask_t below = (lane_mask_t)((((bfs_u64)1) << lane_id()) - 1);
+    return first + (bfs_u64)__popcll((bfs_u64)(lanes & below));
+}
+
+// Put what this warp claimed (u, in the lanes where `claimed`) in the next queue: with
+// OOM_AGGREGATE in slots warp_slot reserves with one atomic, else an atomic each.
+// Every lane calls it.
 __device__ inline void append(const OutOfMemoryArgs& a, level_t level, bool claimed, vertex_t u)
 {
     vertex_t* next = a.queues[(level + 1) % 2];
 #if OOM_AGGREGATE
-    const lane_mask_t lanes = warp_ballot(claimed);
-    if (!lanes) return;
-    bfs_u64 first = 0;
-    if (lane_id() == 0) first = atomicAdd(&a.counts->vertices, (bfs_u64)__popcll((bfs_u64)lanes));
-    first = (bfs_u64)warp_shfl((bfs_i64)first, 0);
-    const lane_mask_t below = (lane_mask_t)((((bfs_u64)1) << lane_id()) - 1);
-    if (claimed) next[first + (bfs_u64)__popcll((bfs_u64)(lanes & below))] = u;
+    const bfs_u64 slot = warp_slot(claimed, &a.counts->vertices);
+    if (claimed) next[slot] = u;
 #else
     if (claimed) next[atomicAdd(&a.counts->vertices, (bfs_u64)1)] = u;
 #endif
@@ -180,10 +189,22 @@ extern "C" __global__ void oom_frontier_degrees(const OutOfMemoryArgs a, level_t
 // [oom-degrees-end]
 
 // [oom-expand-edges-begin]
+// The list that edge `e` of a level's subgraph belongs to: the last of the `count` lists
+// whose start (`starts`, scanned) is at or before it. A list of no edges starts where
+// the next one does, so the search passes over it.
+__device__ inline bfs_u32 list_of(const bfs_u64* starts, bfs_u32 count, bfs_u64 e)
+{
+    bfs_u32 lo = 0, hi = count;  // starts[lo] <= e < starts[hi]
+    while (hi - lo > 1) {
+        const bfs_u32 mid = lo + (hi - lo) / 2;
+        if (starts[mid] <= e) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
 // A push level, last: one thread per edge [first, first + count) of the level's
-// subgraph. The thread finds the frontier vertex the edge leaves, the last one whose
-// list begins at or before it (a binary search in the scanned offsets; a vertex of
-// degree 0 begins where the next one does, so it is passed over), reads the edge from
+// subgraph. The thread finds the frontier vertex the edge leaves (list_of: a binary
+// search in the scanned offsets), reads the edge from
 // `sub_edges` (subgraph mode: the chunk the host copied over) or from host memory in
 // place (the mapped modes, which have host_edges), and visits it. Neighbouring threads read
 // neighbouring edges of a list, so a hub's list is read by many warps at once.
@@ -203,11 +224,7 @@ extern "C" __global__ void oom_expand_edges(const OutOfMemoryArgs a, const verte
         vertex_t u = -1;
         if (j < count) {
             const bfs_u64 e = first + j;
-            bfs_u32 lo = 0, hi = frontier_size;  // sub_offsets[lo] <= e < sub_offsets[hi]
-            while (hi - lo > 1) {
-                const bfs_u32 mid = lo + (hi - lo) / 2;
-                if (a.sub_offsets[mid] <= e) lo = mid; else hi = mid;
-            }
+            const bfs_u32 lo = list_of(a.sub_offsets, frontier_size, e);
             const vertex_t v = frontier[lo];
             u = a.host_edges ? a.host_edges[a.offsets[v] + (edge_t)(e - a.sub_offsets[lo])]
                              : sub_edges[j];
@@ -241,15 +258,8 @@ extern "C" __global__ void oom_pull_candidates(const OutOfMemoryArgs a, level_t 
         const vertex_t v = (vertex_t)(base + lane_id());
         const bool listed = base + lane_id() < n && a.levels[v] == -1
                             && (bfs_u64)in_degree(a, v) > skip;
-        const lane_mask_t lanes = warp_ballot(listed);
-        if (!lanes) continue;
-        bfs_u64 first = 0;
-        if (lane_id() == 0)
-            first = atomicAdd(&a.counts->candidates, (bfs_u64)__popcll((bfs_u64)lanes));
-        first = (bfs_u64)warp_shfl((bfs_i64)first, 0);
+        const bfs_u64 slot = warp_slot(listed, &a.counts->candidates);
         if (listed) {
-            const lane_mask_t below = (lane_mask_t)((((bfs_u64)1) << lane_id()) - 1);
-            const bfs_u64 slot = first + (bfs_u64)__popcll((bfs_u64)(lanes & below));
             const bfs_u64 rest = (bfs_u64)in_degree(a, v) - skip;
             a.queues[level % 2][slot] = v;
             a.sub_offsets[slot] = rest < limit ? rest : limit;
@@ -275,12 +285,7 @@ extern "C" __global__ void oom_pull_subgraph(const OutOfMemoryArgs a, const vert
         bool claimed = false;
         vertex_t v = -1;
         if (j < count) {
-            const bfs_u64 e = first + j;
-            bfs_u32 lo = 0, hi = listed;  // sub_offsets[lo] <= e < sub_offsets[hi]
-            while (hi - lo > 1) {
-                const bfs_u32 mid = lo + (hi - lo) / 2;
-                if (a.sub_offsets[mid] <= e) lo = mid; else hi = mid;
-            }
+            const bfs_u32 lo = list_of(a.sub_offsets, listed, first + j);
             v = candidates[lo];
             const vertex_t u = sub_edges[j];
             claimed = a.levels[u] == level && atomicCAS(&a.levels[v], -1, level + 1) == -1;
