@@ -260,7 +260,7 @@ _COMMENT_OR_STRING = re.compile(
     r'//[^\n]*|/\*.*?\*/|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.DOTALL)
 _KERNEL = re.compile(
     r'extern\s*"C"\s*(?P<pre>(?:__\w+__\s*(?:\([^()]*\))?\s*)+)void\s+'
-    r'(?:__launch_bounds__\s*\([^()]*\)\s*)?(?P<name>[A-Za-z_]\w*)\s*\(')
+    r'(?:__\w+__\s*\([^()]*\)\s*)*(?P<name>[A-Za-z_]\w*)\s*\(')
 
 
 _INCLUDE = re.compile(r'^\s*#\s*include\s*"(?P<name>[^"]+)"', re.MULTILINE)

@@ -1,0 +1,355 @@
+"""A cluster of blocks as a tier for wide road-like levels, timed against steps 5 and 7:
+an attempt for issue 26, kept out of the steps until it has earned a place there.
+
+    python benchmarks/cluster.py --suite large --graphs road-NY,delaunay-20 \\
+        --blocks 8,16 --sources 8 --repeats 3 --backend cuda --out DIR
+
+The kernel is ``benchmarks/cluster_bfs.hip``: the whole search in one launch of
+``blocks`` blocks. On an NVIDIA GPU of compute capability 9.0 or later they are one
+cluster: the visited bitmap is split over their shared memories, each block appends what
+it claims to a queue in its own shared memory, the next level shares every block's queue
+out evenly, and the cluster's barrier ends a level. Elsewhere (HIP, the emulator, older
+NVIDIA GPUs) the same code keeps the slices in global memory and waits at a grid barrier.
+
+Each rung (``cluster`` with one ``--blocks``, and the steps named by ``--steps``) is set
+up on the graph and timed from every source in turns, as ``benchmarks/ladder.py`` times
+its rungs, every result's levels checked against the CPU reference and the cluster's
+parents by Graph500's rules too. ``--out DIR`` receives ``results.json``, ``table.md``
+and ``command.txt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from rodinia_bfs.api import open_device  # noqa: E402
+from rodinia_bfs.bench.runner import select_sources  # noqa: E402
+from rodinia_bfs.errors import DeviceError, RodiniaBFSError  # noqa: E402
+from rodinia_bfs.kernels import kernel_headers  # noqa: E402
+from rodinia_bfs.reference import bfs_reference  # noqa: E402
+from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
+from rodinia_bfs.validate import check_parents  # noqa: E402
+from rodinia_bfs.variants import get_step  # noqa: E402
+from rodinia_bfs.variants.persistent import build_rows  # noqa: E402
+
+from ladder import (add_graph_arguments, compare, graph_specs, markdown,  # noqa: E402
+                    summarise, time_rungs, write_run)
+
+SOURCE = (ROOT / "benchmarks" / "cluster_bfs.hip").read_text()
+
+#: Threads of each block, and entries of each of a block's two queues.
+BLOCK_SIZE = 1024
+QUEUE_CAPACITY = 4096
+
+#: The largest cluster NVIDIA calls portable; more needs the function's opt-in.
+PORTABLE_CLUSTER = 8
+
+#: The ladder: the basic cluster, then each rung added to the one before.
+LADDER = [("basic", {}), ("+ local queues", {"local_queues": True}),
+          ("+ rows", {"local_queues": True, "rows": True}),
+          ("+ check first", {"local_queues": True, "rows": True, "check_first": True})]
+
+ERRORS = {1: "a block's queue filled up", 2: "it ran more levels than the graph has vertices",
+          3: "a grid barrier gave up"}
+
+
+class ClusterArgs(ctypes.Structure):
+    """``struct ClusterArgs`` of cluster_bfs.hip, passed by value."""
+
+    _fields_ = [("offsets", ctypes.c_uint64), ("edges", ctypes.c_uint64),
+                ("rows", ctypes.c_uint64), ("levels", ctypes.c_uint64), ("parents", ctypes.c_uint64),
+                ("slices", ctypes.c_uint64), ("status", ctypes.c_uint64),
+                ("barrier", ctypes.c_uint64), ("slice_words", ctypes.c_uint32),
+                ("bitmap_words", ctypes.c_uint32), ("n", ctypes.c_int32),
+                ("source", ctypes.c_int32)]
+
+
+def hardware_clusters(device) -> bool:
+    """Whether ``device`` runs the kernel as a cluster (NVIDIA, compute capability 9.0+)."""
+    return device.backend == "cuda" and tuple(device.compute_capability) >= (9, 0)
+
+
+class ClusterProbe:
+    """The cluster BFS on one graph: set up once, then ``search(source)`` and
+    ``results()`` as a step has them (what ``ladder.time_rungs`` calls)."""
+
+    name = "cluster"
+
+    def __init__(self, device, graph, blocks: int, block_size: int = BLOCK_SIZE,
+                 queue_capacity: int = QUEUE_CAPACITY, local_queues: bool = False,
+                 rows: bool = False, check_first: bool = False):
+        if not 1 <= blocks <= device.warp_size:
+            raise RodiniaBFSError(f"blocks must be between 1 and {device.warp_size}, got {blocks}")
+        self.device, self.graph, self.blocks = device, graph, blocks
+        self.hardware = hardware_clusters(device)
+        self.stream = device.stream()
+        # Rows as wide as the largest degree, rounded up to a power of two (at least a
+        # batch of 4 edges).
+        most = int(graph.degrees().max()) if graph.num_vertices else 0
+        width = max(4, 1 << max(most - 1, 0).bit_length()) if rows else 0
+        module = device.compile(SOURCE, "cluster_bfs.hip", headers=kernel_headers(),
+                                defines={"CLUSTER_BLOCKS": blocks, "BLOCK_SIZE": block_size,
+                                         "QUEUE_CAPACITY": queue_capacity,
+                                         "LOCAL_QUEUES": int(local_queues), "ROW_WIDTH": width,
+                                         "CHECK_FIRST": int(check_first)})
+        self.module = module
+        self.kernel = module.get_function("cluster_bfs")
+        n, m = graph.num_vertices, graph.num_edges
+        words = -(-max(n, 1) // 32)
+        self.bitmap_words = -(-words // blocks)
+        self.slice_words = self.bitmap_words + 2 * queue_capacity + 4
+        shared = 4 * self.slice_words if self.hardware else 0
+        if self.hardware and shared > device.max_shared_memory_per_block - 1024:
+            raise RodiniaBFSError(
+                f"a slice of {shared} bytes does not fit a block's shared memory "
+                f"({device.max_shared_memory_per_block}): more blocks, or a smaller queue")
+        if self.hardware and blocks > PORTABLE_CLUSTER:
+            from cuda.bindings import driver  # the cuda backend's module
+
+            attribute = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+            err, = driver.cuFuncSetAttribute(self.kernel.handle, attribute, 1)
+            if err:
+                raise DeviceError(f"cuFuncSetAttribute(non-portable cluster size): {err}")
+        self.buffers = []
+        alloc = self._alloc
+        self.offsets = device.to_device(graph.offsets)
+        self.edges = device.to_device(graph.targets if m else np.zeros(1, np.int32))
+        self.buffers += [self.offsets, self.edges]
+        if width:
+            self.rows = device.to_device(build_rows(graph, width))
+            self.buffers.append(self.rows)
+        self.levels, self.parents = alloc(4 * max(n, 1)), alloc(4 * max(n, 1))
+        self.slices = alloc(4 * (1 if self.hardware else self.slice_words * blocks))
+        self.status, self.barrier = alloc(2 * 4), alloc(GRID_BARRIER_BYTES)
+        rows_ptr = self.rows.ptr if width else self.edges.ptr  # (not read without rows)
+        self.args = ClusterArgs(self.offsets.ptr, self.edges.ptr, rows_ptr, self.levels.ptr,
+                                self.parents.ptr, self.slices.ptr, self.status.ptr,
+                                self.barrier.ptr, self.slice_words, self.bitmap_words, n, 0)
+        self.shared = shared
+        self.launch = device.prepare_launch(self.kernel, blocks, block_size, [self.args],
+                                            shared_mem=shared, cooperative=not self.hardware)
+        self.start = device.host_malloc(2, np.int32)  # the source's level and parent
+        device.memset(self.barrier, 0)
+
+    def _alloc(self, nbytes: int):
+        buf = self.device.malloc(nbytes)
+        self.buffers.append(buf)
+        return buf
+
+    def search(self, source: int) -> None:
+        dev, s = self.device, self.stream
+        dev.memset(self.levels, 0xFF, stream=s)
+        dev.memset(self.parents, 0xFF, stream=s)
+        dev.memset(self.status, 0, stream=s)
+        self.start[:] = (0, source)
+        dev.memcpy_htod_async(self.levels.view(4 * source, 4), self.start[:1], s)
+        dev.memcpy_htod_async(self.parents.view(4 * source, 4), self.start[1:], s)
+        self.args.source = int(source)
+        self.launch[0] = self.args
+        self.launch(s)
+
+    def results(self):
+        self.stream.synchronize()
+        status = self.device.from_device(self.status, 2, np.uint32)
+        if not self.hardware:
+            self.device.check_grid_barrier(self.barrier, self.kernel.name)
+        if status[1]:
+            raise DeviceError(f"cluster BFS failed: {ERRORS.get(int(status[1]), status[1])}")
+        n = self.graph.num_vertices
+        self.last_levels = int(status[0])
+        levels = self.device.from_device(self.levels, n, np.int32)
+        parents = self.device.from_device(self.parents, n, np.int32)
+        return levels, parents
+
+    def run(self, source: int):
+        self.search(source)
+        return self.results()
+
+    def close(self) -> None:
+        for buf in self.buffers:
+            self.device.free(buf)
+        self.buffers = []
+
+
+def barrier_cost(device, blocks: int, block_size: int, rounds: int, repeats: int) -> dict:
+    """Microseconds of one empty level (``cluster_barrier_cost``): the barrier alone, and
+    with warp 0 reading every block's count first. Events around a launch of ``rounds``
+    levels, less a launch of none, over ``rounds``; the median of ``repeats``."""
+    from rodinia_bfs.graphs.generators import grid2d
+
+    probe = ClusterProbe(device, grid2d(4, 4), blocks, block_size=block_size, queue_capacity=16)
+    try:
+        kernel = probe.module.get_function("cluster_barrier_cost")
+        stream, begin, end = probe.stream, device.event(), device.event()
+        device.memset(probe.status, 0)
+        row = {"blocks": blocks, "threads": block_size, "hardware": probe.hardware}
+        for read, key in ((0, "barrier_us"), (1, "with_counts_us")):
+            launches = {r: device.prepare_launch(kernel, blocks, block_size,
+                                                 [probe.args, np.uint32(r), np.uint32(read)],
+                                                 shared_mem=probe.shared,
+                                                 cooperative=not probe.hardware)
+                        for r in (0, rounds)}
+            costs = []
+            for _ in range(repeats + 1):  # the first is a warm-up
+                elapsed = {}
+                for r, launch in launches.items():
+                    device.memset(probe.barrier, 0, stream=stream)
+                    begin.record(stream)
+                    launch(stream)
+                    end.record(stream)
+                    end.synchronize()
+                    elapsed[r] = begin.elapsed_ms(end)
+                costs.append(1000.0 * (elapsed[rounds] - elapsed[0]) / rounds)
+            row[key] = float(np.median(costs[1:]))
+        status = device.from_device(probe.status, 2, np.uint32)
+        if status[1]:
+            raise DeviceError(f"cluster_barrier_cost failed: {ERRORS.get(int(status[1]), status[1])}")
+        return row
+    finally:
+        probe.close()
+
+
+def parse_blocks(text: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise RodiniaBFSError(f"--blocks takes numbers, got {text!r}") from None
+    if not values or min(values) < 1:
+        raise RodiniaBFSError(f"--blocks takes numbers of at least 1, got {text!r}")
+    return values
+
+
+def probe_graph(device, spec, data, blocks_list, steps, count, repeats,
+                block_size: int = BLOCK_SIZE, ladder=LADDER) -> dict:
+    graph = spec.build(data)
+    sources = select_sources(graph, count)
+    expected = [bfs_reference(graph, s).levels for s in sources]
+    depths = [int(levels.max()) + 1 for levels in expected]
+    rungs, runners, left_out = [], [], []
+    try:
+        for k in blocks_list:
+            for rung_name, options in ladder:
+                # A cluster the device cannot hold (too many blocks, a slice too large) is
+                # left out of the table, with the reason, and the other rungs go on.
+                try:
+                    probe = ClusterProbe(device, graph, k, block_size=block_size, **options)
+                except (DeviceError, RodiniaBFSError) as exc:
+                    left_out.append({"blocks": k, "rung": rung_name, "reason": str(exc)})
+                    print(f"cluster of {k} blocks, {rung_name}, left out on {spec.name}: {exc}",
+                          flush=True)
+                    continue
+                runners.append(probe)
+                where = "a cluster" if probe.hardware else "a grid barrier"
+                rungs.append({"label": f"cluster of {k} ({where}), {rung_name}",
+                              "variant": "cluster",
+                              "options": {"blocks": k, "hardware": probe.hardware, **options}})
+        for name in steps:
+            runners.append(get_step(name)(device, graph))
+            rungs.append({"label": name, "variant": name, "options": {}})
+        kept = []
+        for runner, rung in zip(runners, rungs):
+            try:
+                runner.run(sources[0])  # warm-up
+                if rung["variant"] == "cluster":  # the parents too, by Graph500's rules
+                    for source, want in zip(sources, expected):
+                        levels, parents = runner.run(source)
+                        if not np.array_equal(levels, want):
+                            wrong = int(np.count_nonzero(levels != want))
+                            raise RodiniaBFSError(
+                                f"{rung['label']}: {wrong} wrong levels from {source}")
+                        check_parents(graph, source, levels, parents)
+            except DeviceError as exc:
+                # A cluster rung that runs out of room (a block's queue) is left out, with
+                # the reason; a wrong answer is never left out: it stops the run.
+                if rung["variant"] != "cluster":
+                    raise
+                left_out.append({"label": rung["label"], "reason": str(exc)})
+                print(f"{rung['label']} left out on {spec.name}: {exc}", flush=True)
+                continue
+            kept.append((runner, rung))
+        runners_kept = [r for r, _ in kept]
+        rungs = [g for _, g in kept]
+        times = time_rungs(device, runners_kept, sources, expected, repeats)
+    finally:
+        for runner in runners:
+            runner.close()
+    rows = [{**rung, **summarise(t, depths)} for rung, t in zip(rungs, times)]
+    compare(rows)
+    return {"name": spec.name, "vertices": graph.num_vertices, "edges": graph.num_edges,
+            "sources": sources, "levels": depths, "median_levels": float(np.median(depths)),
+            "rungs": rows, "left_out": left_out}
+
+
+def barrier_markdown(rows: list[dict]) -> str:
+    lines = ["### An empty level", "",
+             "| blocks | threads each | waits at | barrier µs | with the counts read µs |",
+             "|---:|---:|---|---:|---:|"]
+    for r in rows:
+        where = "the cluster's barrier" if r["hardware"] else "a grid barrier"
+        lines.append(f"| {r['blocks']} | {r['threads']} | {where} | {r['barrier_us']:.2f} "
+                     f"| {r['with_counts_us']:.2f} |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--blocks", default="8",
+                        help="the cluster rungs: blocks sharing the search (default 8)")
+    parser.add_argument("--block-size", type=int, default=BLOCK_SIZE,
+                        help=f"threads of each block (default {BLOCK_SIZE})")
+    parser.add_argument("--barrier-cost", action="store_true",
+                        help="first time an empty level for 1, 2, 4 and each --blocks")
+    parser.add_argument("--basic-only", action="store_true",
+                        help="only the basic cluster, not the ladder of rungs on top of it")
+    parser.add_argument("--steps", default="persistent,adaptive",
+                        help="steps timed beside them (default persistent,adaptive; '' none)")
+    parser.add_argument("--sources", type=int, default=8, help="sources per graph (default: 8)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="rounds over the sources (default: 3)")
+    add_graph_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        if args.sources < 1 or args.repeats < 1:
+            raise RodiniaBFSError("--sources and --repeats must be at least 1")
+        blocks_list = parse_blocks(args.blocks)
+        steps = [s for s in args.steps.split(",") if s]
+        for name in steps:
+            get_step(name)
+        specs = graph_specs(args)
+        device, why = open_device(args.backend, warp_size=args.warp_size)
+        print(f"{device.describe()} [{why}]", flush=True)
+        barriers = []
+        if args.barrier_cost:
+            for k in sorted({1, 2, 4, *blocks_list}):
+                try:
+                    barriers.append(barrier_cost(device, k, args.block_size, 1000, 5))
+                except (DeviceError, RodiniaBFSError) as exc:
+                    print(f"barrier cost of {k} blocks left out: {exc}", flush=True)
+            print(barrier_markdown(barriers), flush=True)
+        graphs = []
+        for spec in specs:
+            graphs.append(probe_graph(device, spec, args.data, blocks_list, steps,
+                                      args.sources, args.repeats, args.block_size,
+                                      LADDER[:1] if args.basic_only else LADDER))
+            print(markdown(graphs[-1], args.repeats), flush=True)
+    except (RodiniaBFSError, DeviceError) as exc:
+        print(f"cluster: {exc}", file=sys.stderr)
+        return 1
+    write_run(args, "cluster.py", argv, device, graphs, "A cluster of blocks against steps 5 and 7",
+              (barrier_markdown(barriers) + "\n" if barriers else "")
+              + "\n".join(markdown(g, args.repeats) for g in graphs),
+              sources_per_graph=args.sources, repeats=args.repeats, barrier_cost=barriers)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
