@@ -53,10 +53,14 @@ QUEUE_CAPACITY = 4096
 #: The largest cluster NVIDIA calls portable; more needs the function's opt-in.
 PORTABLE_CLUSTER = 8
 
-#: The ladder: the basic cluster, then each rung added to the one before.
-LADDER = [("basic", {}), ("+ local queues", {"local_queues": True}),
-          ("+ rows", {"local_queues": True, "rows": True}),
-          ("+ check first", {"local_queues": True, "rows": True, "check_first": True})]
+#: The ladder: the basic cluster, then each rung added to the ones before; last, a rung
+#: tried on the basic cluster alone (each block expands its own queue).
+_TUNED = {"warp_append": True, "spread_by_warps": True}
+LADDER = [("basic", {}), ("+ warp appends", {"warp_append": True}),
+          ("+ spread by warps", _TUNED),
+          ("+ rows", {**_TUNED, "rows": True}),
+          ("+ check first", {**_TUNED, "rows": True, "check_first": True}),
+          ("basic, own queues", {"local_queues": True})]
 
 ERRORS = {1: "a block's queue filled up", 2: "it ran more levels than the graph has vertices",
           3: "a grid barrier gave up"}
@@ -86,7 +90,8 @@ class ClusterProbe:
 
     def __init__(self, device, graph, blocks: int, block_size: int = BLOCK_SIZE,
                  queue_capacity: int = QUEUE_CAPACITY, local_queues: bool = False,
-                 rows: bool = False, check_first: bool = False):
+                 rows: bool = False, check_first: bool = False, warp_append: bool = False,
+                 spread_by_warps: bool = False):
         if not 1 <= blocks <= device.warp_size:
             raise RodiniaBFSError(f"blocks must be between 1 and {device.warp_size}, got {blocks}")
         self.device, self.graph, self.blocks = device, graph, blocks
@@ -100,7 +105,9 @@ class ClusterProbe:
                                 defines={"CLUSTER_BLOCKS": blocks, "BLOCK_SIZE": block_size,
                                          "QUEUE_CAPACITY": queue_capacity,
                                          "LOCAL_QUEUES": int(local_queues), "ROW_WIDTH": width,
-                                         "CHECK_FIRST": int(check_first)})
+                                         "CHECK_FIRST": int(check_first),
+                                         "WARP_APPEND": int(warp_append),
+                                         "SPREAD_BY_WARPS": int(spread_by_warps)})
         self.module = module
         self.kernel = module.get_function("cluster_bfs")
         n, m = graph.num_vertices, graph.num_edges
@@ -112,13 +119,7 @@ class ClusterProbe:
             raise RodiniaBFSError(
                 f"a slice of {shared} bytes does not fit a block's shared memory "
                 f"({device.max_shared_memory_per_block}): more blocks, or a smaller queue")
-        if self.hardware and blocks > PORTABLE_CLUSTER:
-            from cuda.bindings import driver  # the cuda backend's module
-
-            attribute = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
-            err, = driver.cuFuncSetAttribute(self.kernel.handle, attribute, 1)
-            if err:
-                raise DeviceError(f"cuFuncSetAttribute(non-portable cluster size): {err}")
+        self.allow_cluster(self.kernel)
         self.buffers = []
         alloc = self._alloc
         self.offsets = device.to_device(graph.offsets)
@@ -139,6 +140,18 @@ class ClusterProbe:
                                             shared_mem=shared, cooperative=not self.hardware)
         self.start = device.host_malloc(2, np.int32)  # the source's level and parent
         device.memset(self.barrier, 0)
+
+    def allow_cluster(self, kernel) -> None:
+        """Let ``kernel`` run as a cluster larger than NVIDIA's portable size (8), where
+        the device has such clusters."""
+        if not self.hardware or self.blocks <= PORTABLE_CLUSTER:
+            return
+        from cuda.bindings import driver  # the cuda backend's module
+
+        attribute = driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+        err, = driver.cuFuncSetAttribute(kernel.handle, attribute, 1)
+        if err:
+            raise DeviceError(f"cuFuncSetAttribute({kernel.name}, non-portable cluster size): {err}")
 
     def _alloc(self, nbytes: int):
         buf = self.device.malloc(nbytes)
@@ -189,6 +202,7 @@ def barrier_cost(device, blocks: int, block_size: int, rounds: int, repeats: int
     probe = ClusterProbe(device, grid2d(4, 4), blocks, block_size=block_size, queue_capacity=16)
     try:
         kernel = probe.module.get_function("cluster_barrier_cost")
+        probe.allow_cluster(kernel)
         stream, begin, end = probe.stream, device.event(), device.event()
         device.memset(probe.status, 0)
         row = {"blocks": blocks, "threads": block_size, "hardware": probe.hardware}

@@ -39,6 +39,10 @@
 #define EDGE_BATCH 4
 #endif
 // The rungs tried on top of the basic cluster (each 0 or 1, ROW_WIDTH 0 or a width):
+//   WARP_APPEND   a warp appends its claims with one atomicAdd on the block's count,
+//                 not one per claim (a level's claims all land on one shared word);
+//   SPREAD_BY_WARPS  the level's entries go to the blocks a warp at a time, not a block
+//                 at a time: a level of a few hundred vertices is not all one block's;
 //   LOCAL_QUEUES  a block expands the queue it filled itself, instead of its share of
 //                 every block's: no reads of other blocks' queues, and what it prefetched
 //                 is in its own multiprocessor's cache;
@@ -54,6 +58,12 @@
 #endif
 #ifndef CHECK_FIRST
 #define CHECK_FIRST 0
+#endif
+#ifndef WARP_APPEND
+#define WARP_APPEND 0
+#endif
+#ifndef SPREAD_BY_WARPS
+#define SPREAD_BY_WARPS 0
 #endif
 #if ROW_WIDTH % EDGE_BATCH != 0
 #error "ROW_WIDTH must be a multiple of EDGE_BATCH"
@@ -175,30 +185,55 @@ __device__ inline void claim_source(const ClusterArgs& a, bfs_u32* mine, vertex_
     atomicOr(&slice_of(a, mine, w / a.bitmap_words)[w % a.bitmap_words], bitmap_bit(u));
 }
 
-// Visit the targets of v: EDGE_BATCH at a time, loaded, then claimed, together. What this
-// thread claims gets its level and parent and goes to this block's queue `next`.
+// Visit the targets of v (-1: this lane has none), EDGE_BATCH at a time, loaded, then
+// claimed, together. What the lane claims gets its level and parent and goes to this
+// block's queue `next`. Every lane of the warp calls it and stays in its loop while any
+// lane has targets left (a warp-wide bound), so that the warp can append together.
 __device__ inline void visit(const ClusterArgs& a, bfs_u32* mine, vertex_t v, level_t level,
                              bfs_u32* next, bfs_u32* found)
 {
 #if ROW_WIDTH > 0
-    const vertex_t* const row = a.rows + (edge_t)v * ROW_WIDTH;
-    for (int e = 0; e < ROW_WIDTH && row[e] >= 0; e += EDGE_BATCH) {
-        vertex_t u[EDGE_BATCH];
-        for (int k = 0; k < EDGE_BATCH; k++) u[k] = row[e + k];
+    const vertex_t* const row = a.rows + (edge_t)(v >= 0 ? v : 0) * ROW_WIDTH;
+    const edge_t begin = 0;
+    edge_t end = 0;  // the row's first -1, found batch by batch below
+    if (v >= 0) end = ROW_WIDTH;
 #else
-    const edge_t end = a.offsets[v + 1];
-    for (edge_t e = a.offsets[v]; e < end; e += EDGE_BATCH) {
+    const edge_t begin = v >= 0 ? a.offsets[v] : 0;
+    const edge_t end = v >= 0 ? a.offsets[v + 1] : 0;
+#endif
+    for (edge_t e = begin; warp_any(e < end); e += EDGE_BATCH) {
         vertex_t u[EDGE_BATCH];
+#if ROW_WIDTH > 0
+        for (int k = 0; k < EDGE_BATCH; k++) u[k] = e + k < end ? row[e + k] : -1;
+        if (u[EDGE_BATCH - 1] < 0) end = e;  // the padding has begun: no batch after this one
+#else
         for (int k = 0; k < EDGE_BATCH; k++) u[k] = e + k < end ? a.edges[e + k] : -1;
 #endif
         bool won[EDGE_BATCH];
         claim(a, mine, u, won);
+        bfs_u32 slot[EDGE_BATCH];
+#if WARP_APPEND
+        // One atomicAdd per warp for all its claims of this batch: a ballot per target
+        // says which lanes claimed one, and a lane's slots follow from the ballots.
+        bfs_u32 taken = 0;
+        for (int k = 0; k < EDGE_BATCH; k++) {
+            const lane_mask_t lanes = warp_ballot(won[k]);
+            const lane_mask_t below = (lane_mask_t)((((bfs_u64)1) << lane_id()) - 1);
+            slot[k] = taken + (bfs_u32)__popcll((bfs_u64)(lanes & below));
+            taken += (bfs_u32)__popcll((bfs_u64)lanes);
+        }
+        bfs_u32 first = 0;
+        if (lane_id() == 0 && taken > 0) first = atomicAdd(found, taken);
+        first = (bfs_u32)warp_shfl((bfs_i32)first, 0);
+        for (int k = 0; k < EDGE_BATCH; k++) slot[k] += first;
+#else
+        for (int k = 0; k < EDGE_BATCH; k++) slot[k] = won[k] ? atomicAdd(found, 1u) : 0u;
+#endif
         for (int k = 0; k < EDGE_BATCH; k++) {
             if (!won[k]) continue;
             a.levels[u[k]] = level + 1;
             a.parents[u[k]] = v;
-            const bfs_u32 slot = atomicAdd(found, 1u);
-            if (slot < QUEUE_CAPACITY) next[slot] = (bfs_u32)u[k];
+            if (slot[k] < QUEUE_CAPACITY) next[slot[k]] = (bfs_u32)u[k];
 #if ROW_WIDTH > 0
             prefetch_l1(a.rows + (edge_t)u[k] * ROW_WIDTH);  // its row, for the next level
 #endif
@@ -272,18 +307,28 @@ cluster_bfs(const ClusterArgs a)
             const int q = level % 2;
             bfs_u32* const next = queue_of(mine, a, 1 - q);
 #if LOCAL_QUEUES
-            // This block's own queue: a thread per entry.
+            // This block's own queue: a lane per entry.
             const bfs_u32 own = counts[level % 3];
             const bfs_u32* const current = queue_of(mine, a, q);
-            for (bfs_u32 i = threadIdx.x; i < own; i += BLOCK_SIZE)
-                visit(a, mine, (vertex_t)current[i], level, next, &found);
+            for (bfs_u32 base = warp_id() * WARP_SIZE; base < own; base += BLOCK_SIZE) {
+                const bfs_u32 i = base + lane_id();
+                visit(a, mine, i < own ? (vertex_t)current[i] : -1, level, next, &found);
+            }
 #else
-            // Every block's queue as one list, shared out evenly.
-            for (bfs_u32 i = rank * BLOCK_SIZE + threadIdx.x; i < total;
-                 i += CLUSTER_BLOCKS * BLOCK_SIZE) {
-                bfs_u32 owner = 0;
-                while (owner + 1 < CLUSTER_BLOCKS && starts[owner + 1] <= i) owner++;
-                const vertex_t v = (vertex_t)queue_of(slice_of(a, mine, owner), a, q)[i - starts[owner]];
+            // Every block's queue as one list, shared out evenly: block by block
+            // (entries rank * BLOCK_SIZE on), or with SPREAD_BY_WARPS warp by warp (the
+            // warps of all blocks in turn), so that a level narrower than a block still
+            // spreads over every block.
+            const bfs_u32 first = SPREAD_BY_WARPS ? (warp_id() * CLUSTER_BLOCKS + rank) * WARP_SIZE
+                                                  : rank * BLOCK_SIZE + warp_id() * WARP_SIZE;
+            for (bfs_u32 base = first; base < total; base += CLUSTER_BLOCKS * BLOCK_SIZE) {
+                const bfs_u32 i = base + lane_id();
+                vertex_t v = -1;
+                if (i < total) {
+                    bfs_u32 owner = 0;
+                    while (owner + 1 < CLUSTER_BLOCKS && starts[owner + 1] <= i) owner++;
+                    v = (vertex_t)queue_of(slice_of(a, mine, owner), a, q)[i - starts[owner]];
+                }
                 visit(a, mine, v, level, next, &found);
             }
 #endif

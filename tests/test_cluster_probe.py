@@ -26,7 +26,8 @@ from test_hiprtc import hiprtc  # noqa: F401
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 DEFINES = {"CLUSTER_BLOCKS": 8, "BLOCK_SIZE": 1024, "QUEUE_CAPACITY": 4096}
-TUNED = {**DEFINES, "LOCAL_QUEUES": 1, "ROW_WIDTH": 8, "CHECK_FIRST": 1}
+TUNED = {**DEFINES, "WARP_APPEND": 1, "SPREAD_BY_WARPS": 1, "ROW_WIDTH": 8, "CHECK_FIRST": 1}
+OWN = {**DEFINES, "LOCAL_QUEUES": 1}
 
 
 def load():
@@ -54,11 +55,13 @@ def check(device, graph, blocks, cluster, **options):
 @pytest.mark.parametrize("name, blocks, rung", [
     ("grid-37x29", 1, 0), ("grid-37x29", 4, 0), ("awkward", 3, 0), ("graphgen-3001", 4, 0),
     ("kronecker-10", 2, 0), ("hubs-40x40", 4, 0), ("grid-37x29", 4, 1), ("awkward", 3, 2),
-    ("graphgen-3001", 4, 3), ("kronecker-10", 2, 3), ("hubs-40x40", 4, 2)])
+    ("graphgen-3001", 4, 3), ("kronecker-10", 2, 4), ("hubs-40x40", 4, 4), ("awkward", 3, 5),
+    ("graphgen-3001", 2, 5)])
 def test_levels_and_parents(device, name, blocks, rung):
     """Each contract graph on one block or several, with the basic cluster (a block of
     64 threads takes entries of every block's queue, and claims in every block's slice of
-    the bitmap) and with the rungs of the ladder (its own queue, rows, a read first)."""
+    the bitmap) and with the rungs of the ladder (warp appends, warps spread over the
+    blocks, rows, a read first; each block its own queue)."""
     cluster = load()
     check(device, GRAPHS[name](), blocks, cluster, **cluster.LADDER[rung][1])
 
@@ -115,7 +118,7 @@ def test_gpu_levels_and_parents(gpu):
     cluster = load()
     for name in ("grid-37x29", "hubs-40x40"):
         graph = GRAPHS[name]()
-        for blocks, (_, options) in zip((1, 2, 8, 8), cluster.LADDER):
+        for blocks, (_, options) in zip((1, 2, 8, 8, 8, 4), cluster.LADDER):
             probe = cluster.ClusterProbe(gpu, graph, blocks, **options)
             try:
                 for source in sources_of(graph):
@@ -130,14 +133,15 @@ SOURCE = (ROOT / "benchmarks" / "cluster_bfs.hip").read_text()
 
 
 @pytest.mark.parametrize("arch, defines", [("sm_80", DEFINES), ("sm_90", DEFINES),
-                                           ("sm_90", TUNED)])
+                                           ("sm_90", TUNED), ("sm_90", OWN)])
 def test_compiles_with_nvrtc(arch, defines, nvrtc):
     code = cuda_backend.compile_for_arch(SOURCE, arch, "cluster_bfs.hip", headers=kernel_headers(),
                                          defines=defines)
     assert code
 
 
-@pytest.mark.parametrize("arch, defines", [("gfx90a", DEFINES), ("gfx1030", TUNED)])
+@pytest.mark.parametrize("arch, defines", [("gfx90a", DEFINES), ("gfx1030", TUNED),
+                                           ("gfx90a", OWN)])
 def test_compiles_with_hiprtc(arch, defines, hiprtc):
     assert hip_backend.compile_for_arch(SOURCE, arch, "cluster_bfs.hip", headers=kernel_headers(),
                                         defines=defines)
