@@ -177,6 +177,7 @@ __device__ inline void claim(const ClusterArgs& a, bfs_u32* mine, const vertex_t
     for (int k = 0; k < EDGE_BATCH; k++)
         if (won[k] && (before[k] & bitmap_bit(u[k]))) won[k] = false;
 }
+// [cluster-claim-end]
 
 // The source's bit, set by one thread before the first level.
 __device__ inline void claim_source(const ClusterArgs& a, bfs_u32* mine, vertex_t u)
@@ -185,6 +186,7 @@ __device__ inline void claim_source(const ClusterArgs& a, bfs_u32* mine, vertex_
     atomicOr(&slice_of(a, mine, w / a.bitmap_words)[w % a.bitmap_words], bitmap_bit(u));
 }
 
+// [cluster-visit-begin]
 // Visit the targets of v (-1: this lane has none), EDGE_BATCH at a time, loaded, then
 // claimed, together. What the lane claims gets its level and parent and goes to this
 // block's queue `next`. Every lane of the warp calls it and stays in its loop while any
@@ -240,7 +242,7 @@ __device__ inline void visit(const ClusterArgs& a, bfs_u32* mine, vertex_t v, le
         }
     }
 }
-// [cluster-claim-end]
+// [cluster-visit-end]
 
 // [cluster-kernel-begin]
 #if HARDWARE_CLUSTER
