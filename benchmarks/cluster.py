@@ -31,18 +31,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from rodinia_bfs.api import open_device  # noqa: E402
 from rodinia_bfs.bench.runner import select_sources  # noqa: E402
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError  # noqa: E402
 from rodinia_bfs.kernels import kernel_headers  # noqa: E402
 from rodinia_bfs.reference import bfs_reference  # noqa: E402
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
-from rodinia_bfs.validate import check_parents  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 from rodinia_bfs.variants.persistent import build_rows  # noqa: E402
 
-from ladder import (add_graph_arguments, compare, graph_specs, markdown,  # noqa: E402
-                    summarise, time_rungs, write_run)
+from ladder import (add_probe_arguments, check_probe, compare, markdown,  # noqa: E402
+                    parse_numbers, probe_setup, summarise, time_rungs, write_run)
 
 SOURCE = (ROOT / "benchmarks" / "cluster_bfs.hip").read_text()
 
@@ -232,16 +230,6 @@ def barrier_cost(device, blocks: int, block_size: int, rounds: int, repeats: int
         probe.close()
 
 
-def parse_blocks(text: str) -> list[int]:
-    try:
-        values = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise RodiniaBFSError(f"--blocks takes numbers, got {text!r}") from None
-    if not values or min(values) < 1:
-        raise RodiniaBFSError(f"--blocks takes numbers of at least 1, got {text!r}")
-    return values
-
-
 def probe_graph(device, spec, data, blocks_list, steps, count, repeats,
                 block_size: int = BLOCK_SIZE, ladder=LADDER) -> dict:
     graph = spec.build(data)
@@ -274,13 +262,7 @@ def probe_graph(device, spec, data, blocks_list, steps, count, repeats,
             try:
                 runner.run(sources[0])  # warm-up
                 if rung["variant"] == "cluster":  # the parents too, by Graph500's rules
-                    for source, want in zip(sources, expected):
-                        levels, parents = runner.run(source)
-                        if not np.array_equal(levels, want):
-                            wrong = int(np.count_nonzero(levels != want))
-                            raise RodiniaBFSError(
-                                f"{rung['label']}: {wrong} wrong levels from {source}")
-                        check_parents(graph, source, levels, parents)
+                    check_probe(runner, rung["label"], graph, sources, expected)
             except DeviceError as exc:
                 # A cluster rung that runs out of room (a block's queue) is left out, with
                 # the reason; a wrong answer is never left out: it stops the run.
@@ -324,23 +306,11 @@ def main(argv=None) -> int:
                         help="first time an empty level for 1, 2, 4 and each --blocks")
     parser.add_argument("--basic-only", action="store_true",
                         help="only the basic cluster, not the ladder of rungs on top of it")
-    parser.add_argument("--steps", default="persistent,adaptive",
-                        help="steps timed beside them (default persistent,adaptive; '' none)")
-    parser.add_argument("--sources", type=int, default=8, help="sources per graph (default: 8)")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="rounds over the sources (default: 3)")
-    add_graph_arguments(parser)
+    add_probe_arguments(parser, "persistent,adaptive")
     args = parser.parse_args(argv)
     try:
-        if args.sources < 1 or args.repeats < 1:
-            raise RodiniaBFSError("--sources and --repeats must be at least 1")
-        blocks_list = parse_blocks(args.blocks)
-        steps = [s for s in args.steps.split(",") if s]
-        for name in steps:
-            get_step(name)
-        specs = graph_specs(args)
-        device, why = open_device(args.backend, warp_size=args.warp_size)
-        print(f"{device.describe()} [{why}]", flush=True)
+        blocks_list = parse_numbers(args.blocks, "--blocks", 1)
+        steps, specs, device = probe_setup(args)
         barriers = []
         if args.barrier_cost:
             for k in sorted({1, 2, 4, *blocks_list}):

@@ -200,6 +200,63 @@ def write_run(args, script: str, argv, device, graphs: list, title: str, tables:
     (args.out / "command.txt").write_text(command + "\n")
 
 
+# [probe-helpers-begin]
+# What the probes beside the steps share (benchmarks/relaxed.py, benchmarks/cluster.py):
+# a kernel tried as a rung of its own, set up and timed with the steps it is measured
+# against, its results checked more strictly than a step's (the parents too).
+
+def parse_numbers(text: str, option: str, least: int) -> list[int]:
+    """``"0,2,4"`` -> ``[0, 2, 4]``: the comma-separated values of ``option``, each at least
+    ``least``."""
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise RodiniaBFSError(f"{option} takes numbers, got {text!r}") from None
+    if not values or min(values) < least:
+        raise RodiniaBFSError(f"{option} takes numbers of at least {least}, got {text!r}")
+    return values
+
+
+def add_probe_arguments(parser: argparse.ArgumentParser, steps: str) -> None:
+    """A probe's --steps (timed beside it), --sources, --repeats and the graph arguments."""
+    parser.add_argument("--steps", default=steps,
+                        help=f"steps timed beside it (default {steps}; '' none)")
+    parser.add_argument("--sources", type=int, default=8, help="sources per graph (default: 8)")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="rounds over the sources (default: 3)")
+    add_graph_arguments(parser)
+
+
+def probe_setup(args) -> tuple[list[str], list, object]:
+    """The steps, the graphs and the device a probe's arguments name, each checked."""
+    if args.sources < 1 or args.repeats < 1:
+        raise RodiniaBFSError("--sources and --repeats must be at least 1")
+    steps = [s for s in args.steps.split(",") if s]
+    for name in steps:
+        get_step(name)
+    specs = graph_specs(args)
+    device, why = open_device(args.backend, warp_size=args.warp_size)
+    print(f"{device.describe()} [{why}]", flush=True)
+    return steps, specs, device
+
+
+def check_probe(runner, label: str, graph, sources: list[int], expected: list) -> list:
+    """Run a probe from every source: its levels must be the reference's and its parents
+    pass Graph500's rules. Returns what ``runner.run`` returned for each."""
+    from rodinia_bfs.validate import check_parents
+
+    runs = []
+    for source, want in zip(sources, expected):
+        levels, parents = runner.run(source)
+        if not np.array_equal(levels, want):
+            wrong = int(np.count_nonzero(levels != want))
+            raise RodiniaBFSError(f"{label}: {wrong} wrong levels from source {source}")
+        check_parents(graph, source, levels, parents)
+        runs.append((levels, parents))
+    return runs
+# [probe-helpers-end]
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rungs", nargs="*", default=DEFAULT_RUNGS,

@@ -27,17 +27,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from rodinia_bfs.api import open_device  # noqa: E402
 from rodinia_bfs.bench.runner import select_sources  # noqa: E402
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError  # noqa: E402
 from rodinia_bfs.kernels import kernel_headers  # noqa: E402
 from rodinia_bfs.reference import bfs_reference  # noqa: E402
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
-from rodinia_bfs.validate import check_parents  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 
-from ladder import (add_graph_arguments, compare, graph_specs, markdown,  # noqa: E402
-                    summarise, time_rungs, write_run)
+from ladder import (add_probe_arguments, check_probe, compare, markdown,  # noqa: E402
+                    parse_numbers, probe_setup, summarise, time_rungs, write_run)
 
 SOURCE = (ROOT / "benchmarks" / "relaxed_bfs.hip").read_text()
 
@@ -140,16 +138,6 @@ class RelaxedProbe:
         self.buffers = []
 
 
-def parse_levels(text: str) -> list[int]:
-    try:
-        values = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise RodiniaBFSError(f"--local-levels takes numbers, got {text!r}") from None
-    if not values or min(values) < 0:
-        raise RodiniaBFSError(f"--local-levels takes numbers of at least 0, got {text!r}")
-    return values
-
-
 def probe_graph(device, spec, data, levels_list, steps, count, repeats) -> dict:
     graph = spec.build(data)
     sources = select_sources(graph, count)
@@ -169,10 +157,7 @@ def probe_graph(device, spec, data, levels_list, steps, count, repeats) -> dict:
             if rung["variant"] == "relaxed":  # the parents too, by Graph500's rules
                 rounds = []
                 for source, want in zip(sources, expected):
-                    levels, parents = runner.run(source)
-                    if not np.array_equal(levels, want):
-                        raise RodiniaBFSError(f"{rung['label']}: wrong levels from {source}")
-                    check_parents(graph, source, levels, parents)
+                    check_probe(runner, rung["label"], graph, [source], [want])
                     rounds.append(runner.last_rounds)
                 rung["rounds"] = rounds
         times = time_rungs(device, runners, sources, expected, repeats)
@@ -190,23 +175,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--local-levels", default="0,2,4,8",
                         help="the relaxed rungs: levels a block runs alone (default 0,2,4,8)")
-    parser.add_argument("--steps", default="push_pull,adaptive",
-                        help="steps timed beside them (default push_pull,adaptive; '' none)")
-    parser.add_argument("--sources", type=int, default=8, help="sources per graph (default: 8)")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="rounds over the sources (default: 3)")
-    add_graph_arguments(parser)
+    add_probe_arguments(parser, "push_pull,adaptive")
     args = parser.parse_args(argv)
     try:
-        if args.sources < 1 or args.repeats < 1:
-            raise RodiniaBFSError("--sources and --repeats must be at least 1")
-        levels_list = parse_levels(args.local_levels)
-        steps = [s for s in args.steps.split(",") if s]
-        for name in steps:
-            get_step(name)
-        specs = graph_specs(args)
-        device, why = open_device(args.backend, warp_size=args.warp_size)
-        print(f"{device.describe()} [{why}]", flush=True)
+        levels_list = parse_numbers(args.local_levels, "--local-levels", 0)
+        steps, specs, device = probe_setup(args)
         graphs = []
         for spec in specs:
             graphs.append(probe_graph(device, spec, args.data, levels_list, steps,
