@@ -48,6 +48,10 @@ SOURCE = (ROOT / "benchmarks" / "cluster_bfs.hip").read_text()
 BLOCK_SIZE = 1024
 QUEUE_CAPACITY = 4096
 
+#: With the solo rung: levels of at most this many vertices are block 0's alone (a
+#: vertex a thread, at most a queue's worth).
+SOLO_LIMIT = 1024
+
 #: The largest cluster NVIDIA calls portable; more needs the function's opt-in.
 PORTABLE_CLUSTER = 8
 
@@ -58,6 +62,7 @@ LADDER = [("basic", {}), ("+ warp appends", {"warp_append": True}),
           ("+ spread by warps", _TUNED),
           ("+ rows", {**_TUNED, "rows": True}),
           ("+ check first", {**_TUNED, "rows": True, "check_first": True}),
+          ("rows, + solo levels", {**_TUNED, "rows": True, "solo_limit": SOLO_LIMIT}),
           ("basic, own queues", {"local_queues": True})]
 
 ERRORS = {1: "a block's queue filled up", 2: "it ran more levels than the graph has vertices",
@@ -89,7 +94,7 @@ class ClusterProbe:
     def __init__(self, device, graph, blocks: int, block_size: int = BLOCK_SIZE,
                  queue_capacity: int = QUEUE_CAPACITY, local_queues: bool = False,
                  rows: bool = False, check_first: bool = False, warp_append: bool = False,
-                 spread_by_warps: bool = False):
+                 spread_by_warps: bool = False, solo_limit: int = 0):
         if not 1 <= blocks <= device.warp_size:
             raise RodiniaBFSError(f"blocks must be between 1 and {device.warp_size}, got {blocks}")
         self.device, self.graph, self.blocks = device, graph, blocks
@@ -105,13 +110,14 @@ class ClusterProbe:
                                          "LOCAL_QUEUES": int(local_queues), "ROW_WIDTH": width,
                                          "CHECK_FIRST": int(check_first),
                                          "WARP_APPEND": int(warp_append),
-                                         "SPREAD_BY_WARPS": int(spread_by_warps)})
+                                         "SPREAD_BY_WARPS": int(spread_by_warps),
+                                         "SOLO_LIMIT": int(solo_limit)})
         self.module = module
         self.kernel = module.get_function("cluster_bfs")
         n, m = graph.num_vertices, graph.num_edges
         words = -(-max(n, 1) // 32)
         self.bitmap_words = -(-words // blocks)
-        self.slice_words = self.bitmap_words + 2 * queue_capacity + 4
+        self.slice_words = self.bitmap_words + 2 * queue_capacity + 8  # counts[5], padded
         shared = 4 * self.slice_words if self.hardware else 0
         if self.hardware and shared > device.max_shared_memory_per_block - 1024:
             raise RodiniaBFSError(

@@ -48,6 +48,10 @@
 //                 is in its own multiprocessor's cache;
 //   ROW_WIDTH     the graph as rows (step 5's Row: a vertex's targets padded with -1),
 //                 a row asked into the L1 cache when its vertex is claimed;
+//   SOLO_LIMIT    a level of at most this many vertices (0: none) is block 0's alone,
+//                 and so are the levels after it while they stay as narrow: each ends
+//                 with __syncthreads, as step 5's single block's do, while the other
+//                 blocks wait at the cluster's barrier;
 //   CHECK_FIRST   a claim reads the bitmap word first and sends the atomicOr only when
 //                 the bit is clear (most edges of a mesh lead to vertices reached already).
 #ifndef LOCAL_QUEUES
@@ -64,6 +68,9 @@
 #endif
 #ifndef SPREAD_BY_WARPS
 #define SPREAD_BY_WARPS 0
+#endif
+#ifndef SOLO_LIMIT
+#define SOLO_LIMIT 0
 #endif
 #if ROW_WIDTH % EDGE_BATCH != 0
 #error "ROW_WIDTH must be a multiple of EDGE_BATCH"
@@ -130,8 +137,9 @@ struct ClusterArgs {
 #define CLUSTER_RUNAWAY 2u
 #define CLUSTER_BARRIER_FAILED 3u
 
-// A slice: bitmap words, queue 0, queue 1, counts[3] (the length of the queue a block
-// filled for level L is counts[L % 3]).
+// A slice: bitmap words, queue 0, queue 1, counts[5] (the length of the queue a block
+// filled for level L is counts[L % 3]; with SOLO_LIMIT, block 0's counts[3] is the level
+// its solo levels stopped at and counts[4] that level's length).
 __device__ inline bfs_u32* queue_of(bfs_u32* slice, const ClusterArgs& a, int q)
 {
     return slice + a.bitmap_words + (bfs_u32)q * QUEUE_CAPACITY;
@@ -261,6 +269,7 @@ cluster_bfs(const ClusterArgs a)
 #endif
     __shared__ bfs_u32 starts[CLUSTER_BLOCKS + 1];  // where each block's part of the level begins
     __shared__ bfs_u32 found;                       // what this block claimed this level
+    __shared__ bfs_u32 solo_found[3];               // the same for block 0's solo levels, in turn
     const bfs_u32 rank = cluster_rank();
     bfs_u32* const counts = counts_of(mine, a);
 
@@ -278,14 +287,20 @@ cluster_bfs(const ClusterArgs a)
 
     {
         level_t level = 0;
-        for (;; level++) {
+        bool after_solo = false;  // block 0 ran the levels before this one alone
+        for (;;) {
             // [cluster-level-begin]
             // The blocks' counts of this level, summed by one warp: starts[r] is where
             // block r's part begins in the level's list, starts[CLUSTER_BLOCKS] its length.
             if (warp_id() == 0) {
                 const bfs_u32 lane = lane_id();
                 bfs_u32 c = 0;
-                if (lane < CLUSTER_BLOCKS)
+                // (After block 0's solo levels the level is all in block 0's queue, its
+                // length in block 0's counts[4]: not in counts[level % 3], which a block
+                // still summing the level before the solo ones may be reading.)
+                if (after_solo && lane == 0)
+                    c = *(volatile bfs_u32*)&counts_of(slice_of(a, mine, 0), a)[4];
+                else if (!after_solo && lane < CLUSTER_BLOCKS)
                     c = *(volatile bfs_u32*)&counts_of(slice_of(a, mine, lane), a)[level % 3];
                 bfs_u32 inclusive = c;
                 for (int d = 1; d < WARP_SIZE; d *= 2) {
@@ -306,6 +321,50 @@ cluster_bfs(const ClusterArgs a)
                     a.status[1] = total == 0xffffffffu ? CLUSTER_QUEUE_FULL : CLUSTER_RUNAWAY;
                 break;
             }
+            after_solo = false;
+#if SOLO_LIMIT > 0
+            // [cluster-solo-begin]
+            if (total <= SOLO_LIMIT) {
+                if (rank == 0) {
+                    if (threadIdx.x < 3) solo_found[threadIdx.x] = 0;
+                    __syncthreads();
+                    bfs_u32 width = total;
+                    level_t l = level;
+                    for (;;) {
+                        const int sq = l % 2;
+                        bfs_u32* const solo_next = queue_of(mine, a, 1 - sq);
+                        for (bfs_u32 base = warp_id() * WARP_SIZE; base < width; base += BLOCK_SIZE) {
+                            const bfs_u32 i = base + lane_id();
+                            vertex_t v = -1;
+                            if (i < width && l == level) {  // the first: every block's queue
+                                bfs_u32 owner = 0;
+                                while (owner + 1 < CLUSTER_BLOCKS && starts[owner + 1] <= i) owner++;
+                                v = (vertex_t)queue_of(slice_of(a, mine, owner), a, sq)[i - starts[owner]];
+                            } else if (i < width) {
+                                v = (vertex_t)queue_of(mine, a, sq)[i];
+                            }
+                            visit(a, mine, v, l, solo_next, &solo_found[l % 3]);
+                        }
+                        __syncthreads();  // the level is done
+                        width = solo_found[l % 3];
+                        if (threadIdx.x == 0) solo_found[(l + 2) % 3] = 0;  // for level l + 2
+                        l++;
+                        // Back to the whole cluster when the level is wide again, done,
+                        // or wrong (a full queue, too many levels: the check above says so).
+                        if (width == 0 || width > SOLO_LIMIT || l >= a.n) break;
+                    }
+                    if (threadIdx.x == 0) {
+                        counts[3] = (bfs_u32)l;
+                        counts[4] = width;
+                    }
+                }
+                if (!cluster_sync(a.barrier)) goto failed;
+                level = (level_t)*(volatile bfs_u32*)&counts_of(slice_of(a, mine, 0), a)[3];
+                after_solo = true;
+                continue;
+            }
+            // [cluster-solo-end]
+#endif
             const int q = level % 2;
             bfs_u32* const next = queue_of(mine, a, 1 - q);
 #if LOCAL_QUEUES
@@ -340,6 +399,7 @@ cluster_bfs(const ClusterArgs a)
                 found = 0;
             }
             if (!cluster_sync(a.barrier)) goto failed;
+            level++;
             // [cluster-level-end]
         }
         if (rank == 0 && threadIdx.x == 0) a.status[0] = (bfs_u32)level;

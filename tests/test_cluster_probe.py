@@ -26,7 +26,8 @@ from test_hiprtc import hiprtc  # noqa: F401
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 DEFINES = {"CLUSTER_BLOCKS": 8, "BLOCK_SIZE": 1024, "QUEUE_CAPACITY": 4096}
-TUNED = {**DEFINES, "WARP_APPEND": 1, "SPREAD_BY_WARPS": 1, "ROW_WIDTH": 8, "CHECK_FIRST": 1}
+TUNED = {**DEFINES, "WARP_APPEND": 1, "SPREAD_BY_WARPS": 1, "ROW_WIDTH": 8, "CHECK_FIRST": 1,
+         "SOLO_LIMIT": 1024}
 OWN = {**DEFINES, "LOCAL_QUEUES": 1}
 
 
@@ -52,18 +53,25 @@ def check(device, graph, blocks, cluster, **options):
         probe.close()
 
 
-@pytest.mark.parametrize("name, blocks, rung", [
-    ("grid-37x29", 1, 0), ("grid-37x29", 4, 0), ("awkward", 3, 0), ("graphgen-3001", 4, 0),
-    ("kronecker-10", 2, 0), ("hubs-40x40", 4, 0), ("grid-37x29", 4, 1), ("awkward", 3, 2),
-    ("graphgen-3001", 4, 3), ("kronecker-10", 2, 4), ("hubs-40x40", 4, 4), ("awkward", 3, 5),
-    ("graphgen-3001", 2, 5)])
-def test_levels_and_parents(device, name, blocks, rung):
+@pytest.mark.parametrize("name, blocks, rung, solo", [
+    ("grid-37x29", 1, 0, 0), ("grid-37x29", 4, 0, 0), ("awkward", 3, 0, 0),
+    ("graphgen-3001", 4, 0, 0), ("kronecker-10", 2, 0, 0), ("hubs-40x40", 4, 0, 0),
+    ("grid-37x29", 4, 1, 0), ("awkward", 3, 2, 0), ("graphgen-3001", 4, 3, 0),
+    ("kronecker-10", 2, 4, 0), ("hubs-40x40", 4, 4, 0), ("grid-37x29", 4, 5, 8),
+    ("kronecker-10", 3, 5, 16), ("awkward", 2, 5, 4), ("graphgen-3001", 4, 5, 1024),
+    ("hubs-40x40", 1, 5, 64), ("awkward", 3, 6, 0), ("graphgen-3001", 2, 6, 0)])
+def test_levels_and_parents(device, name, blocks, rung, solo):
     """Each contract graph on one block or several, with the basic cluster (a block of
     64 threads takes entries of every block's queue, and claims in every block's slice of
     the bitmap) and with the rungs of the ladder (warp appends, warps spread over the
-    blocks, rows, a read first; each block its own queue)."""
+    blocks, rows, a read first, block 0's solo levels with a limit small enough that
+    the search goes from solo levels to the whole cluster and back; each block its own
+    queue)."""
     cluster = load()
-    check(device, GRAPHS[name](), blocks, cluster, **cluster.LADDER[rung][1])
+    options = dict(cluster.LADDER[rung][1])
+    if solo:
+        options["solo_limit"] = solo
+    check(device, GRAPHS[name](), blocks, cluster, **options)
 
 
 def test_a_full_queue_is_an_error(device):
@@ -118,7 +126,7 @@ def test_gpu_levels_and_parents(gpu):
     cluster = load()
     for name in ("grid-37x29", "hubs-40x40"):
         graph = GRAPHS[name]()
-        for blocks, (_, options) in zip((1, 2, 8, 8, 8, 4), cluster.LADDER):
+        for blocks, (_, options) in zip((1, 2, 8, 8, 8, 8, 4), cluster.LADDER):
             probe = cluster.ClusterProbe(gpu, graph, blocks, **options)
             try:
                 for source in sources_of(graph):
