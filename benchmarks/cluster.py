@@ -31,16 +31,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from rodinia_bfs.bench.runner import select_sources  # noqa: E402
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError  # noqa: E402
 from rodinia_bfs.kernels import kernel_headers  # noqa: E402
-from rodinia_bfs.reference import bfs_reference  # noqa: E402
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 from rodinia_bfs.variants.persistent import build_rows  # noqa: E402
 
-from ladder import (add_probe_arguments, check_probe, compare, markdown,  # noqa: E402
-                    parse_numbers, probe_setup, summarise, time_rungs, write_run)
+from ladder import (add_probe_arguments, check_probe, markdown, parse_numbers,  # noqa: E402
+                    probe_setup, reference_runs, rung_rows, time_rungs, write_run)
 
 SOURCE = (ROOT / "benchmarks" / "cluster_bfs.hip").read_text()
 
@@ -239,9 +237,7 @@ def barrier_cost(device, blocks: int, block_size: int, rounds: int, repeats: int
 def probe_graph(device, spec, data, blocks_list, steps, count, repeats,
                 block_size: int = BLOCK_SIZE, ladder=LADDER) -> dict:
     graph = spec.build(data)
-    sources = select_sources(graph, count)
-    expected = [bfs_reference(graph, s).levels for s in sources]
-    depths = [int(levels.max()) + 1 for levels in expected]
+    sources, expected, depths = reference_runs(graph, count)
     rungs, runners, left_out = [], [], []
     try:
         for k in blocks_list:
@@ -263,7 +259,7 @@ def probe_graph(device, spec, data, blocks_list, steps, count, repeats,
         for name in steps:
             runners.append(get_step(name)(device, graph))
             rungs.append({"label": name, "variant": name, "options": {}})
-        kept = []
+        timed, timed_rungs = [], []
         for runner, rung in zip(runners, rungs):
             try:
                 runner.run(sources[0])  # warm-up
@@ -277,15 +273,14 @@ def probe_graph(device, spec, data, blocks_list, steps, count, repeats,
                 left_out.append({"label": rung["label"], "reason": str(exc)})
                 print(f"{rung['label']} left out on {spec.name}: {exc}", flush=True)
                 continue
-            kept.append((runner, rung))
-        runners_kept = [r for r, _ in kept]
-        rungs = [g for _, g in kept]
-        times = time_rungs(device, runners_kept, sources, expected, repeats)
+            timed.append(runner)
+            timed_rungs.append(rung)
+        rungs = timed_rungs
+        times = time_rungs(device, timed, sources, expected, repeats)
     finally:
         for runner in runners:
             runner.close()
-    rows = [{**rung, **summarise(t, depths)} for rung, t in zip(rungs, times)]
-    compare(rows)
+    rows = rung_rows(rungs, times, depths)
     return {"name": spec.name, "vertices": graph.num_vertices, "edges": graph.num_edges,
             "sources": sources, "levels": depths, "median_levels": float(np.median(depths)),
             "rungs": rows, "left_out": left_out}

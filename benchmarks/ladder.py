@@ -137,12 +137,25 @@ def markdown(graph: dict, repeats: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def reference_runs(graph, count: int) -> tuple[list[int], list[np.ndarray], list[int]]:
+    """``count`` sources of ``graph``, the CPU reference's levels from each, and each
+    search's depth (its levels)."""
+    sources = select_sources(graph, count)
+    expected = [bfs_reference(graph, s).levels for s in sources]
+    return sources, expected, [int(levels.max()) + 1 for levels in expected]
+
+
+def rung_rows(rungs: list[dict], times: list, depths: list[int]) -> list[dict]:
+    """Each rung with its figures (summarise) and its speed-ups over the ones before."""
+    rows = [{**rung, **summarise(t, depths)} for rung, t in zip(rungs, times)]
+    compare(rows)
+    return rows
+
+
 def ladder_graph(device, spec, data: Path, rungs: list[dict], count: int, repeats: int) -> dict:
     """Set up every rung on one graph, warm each up, time them in turns."""
     graph = spec.build(data)
-    sources = select_sources(graph, count)
-    expected = [bfs_reference(graph, s).levels for s in sources]
-    depths = [int(levels.max()) + 1 for levels in expected]
+    sources, expected, depths = reference_runs(graph, count)
     steps = []
     try:
         for rung in rungs:
@@ -152,11 +165,9 @@ def ladder_graph(device, spec, data: Path, rungs: list[dict], count: int, repeat
     finally:
         for step in steps:
             step.close()
-    rows = [{**rung, **summarise(t, depths)} for rung, t in zip(rungs, times)]
-    compare(rows)
     return {"name": spec.name, "vertices": graph.num_vertices, "edges": graph.num_edges,
             "sources": sources, "levels": depths, "median_levels": statistics.median(depths),
-            "rungs": rows}
+            "rungs": rung_rows(rungs, times, depths)}
 
 
 # -- what the benchmark scripts beside this one share (level_profile.py, relaxed.py) -----

@@ -27,15 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from rodinia_bfs.bench.runner import select_sources  # noqa: E402
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError  # noqa: E402
 from rodinia_bfs.kernels import kernel_headers  # noqa: E402
-from rodinia_bfs.reference import bfs_reference  # noqa: E402
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 
-from ladder import (add_probe_arguments, check_probe, compare, markdown,  # noqa: E402
-                    parse_numbers, probe_setup, summarise, time_rungs, write_run)
+from ladder import (add_probe_arguments, check_probe, markdown, parse_numbers,  # noqa: E402
+                    probe_setup, reference_runs, rung_rows, time_rungs, write_run)
 
 SOURCE = (ROOT / "benchmarks" / "relaxed_bfs.hip").read_text()
 
@@ -140,9 +138,7 @@ class RelaxedProbe:
 
 def probe_graph(device, spec, data, levels_list, steps, count, repeats) -> dict:
     graph = spec.build(data)
-    sources = select_sources(graph, count)
-    expected = [bfs_reference(graph, s).levels for s in sources]
-    depths = [int(levels.max()) + 1 for levels in expected]
+    sources, expected, depths = reference_runs(graph, count)
     rungs, runners = [], []
     try:
         for k in levels_list:
@@ -164,8 +160,7 @@ def probe_graph(device, spec, data, levels_list, steps, count, repeats) -> dict:
     finally:
         for runner in runners:
             runner.close()
-    rows = [{**rung, **summarise(t, depths)} for rung, t in zip(rungs, times)]
-    compare(rows)
+    rows = rung_rows(rungs, times, depths)
     return {"name": spec.name, "vertices": graph.num_vertices, "edges": graph.num_edges,
             "sources": sources, "levels": depths, "median_levels": float(np.median(depths)),
             "rungs": rows}
