@@ -88,7 +88,6 @@ push_pull_bfs(const PushPullArgs a)
         timed_ns = 0;
         timed_levels = 0;
     }
-    const bfs_u32 slow_vertices = MEASURED_HANDOVER && !fresh ? a.control->slow_vertices : 0u;
     // [adaptive-measured-end]
     if (!fresh) {
         // [adaptive-resume-begin]
@@ -130,7 +129,7 @@ push_pull_bfs(const PushPullArgs a)
         bfs_u64* const sums = a.tallies + 2 * TALLY_STRIDE;  // the third set, slots 0-1
         add_tally(frontier, block_tally, sums);
         if (!grid_sync(a.barrier)) GIVE_UP();
-        st.frontier_vertices = load_fresh(&sums[0]);
+        st.frontier_vertices = (bfs_u32)load_fresh(&sums[0]);
         st.frontier_edges = load_fresh(&sums[1]);
         const bfs_u64 seen = a.control->visited_edges + st.frontier_edges;
         st.unvisited_edges = a.num_edges > seen ? a.num_edges - seen : 0;
@@ -172,7 +171,7 @@ push_pull_bfs(const PushPullArgs a)
         st = SearchState{0, 0, 0, TOP_DOWN, 0, 0, a.small_count, a.medium_count,
                          a.large_count, a.start_vertices, a.start_edges, 0,
                          a.num_edges - a.start_edges,
-                         (bfs_u64)a.small_count + a.medium_count, a.large_count};
+                         a.small_count + a.medium_count, a.large_count};
     }
     // [push-pull-kernel-end]
 
@@ -200,18 +199,18 @@ push_pull_bfs(const PushPullArgs a)
             if (st.frontier_edges * ALPHA > st.unvisited_edges &&
                 st.frontier_vertices > st.previous_vertices)
                 st.direction = BOTTOM_UP;
-        } else if (st.frontier_vertices * BETA < (bfs_u64)a.num_vertices &&
+        } else if ((bfs_u64)st.frontier_vertices * BETA < (bfs_u64)a.num_vertices &&
                    st.frontier_vertices < st.previous_vertices) {
             st.direction = TOP_DOWN;
         }
         // [push-pull-rule-end]
         if (thread == 0)
-            a.records[st.level] = (bfs_u32)st.frontier_vertices |
+            a.records[st.level] = st.frontier_vertices |
                                 (st.direction == BOTTOM_UP ? RECORD_BOTTOM_UP : 0u);
 #if ADAPTIVE_HANDOFF
         if (thread == 0)
             stamp(a.stamps, a.stamp_capacity, st.level,
-                  st.direction == BOTTOM_UP ? STAMP_PULL : MODE_GRID, (bfs_u32)st.frontier_vertices);
+                  st.direction == BOTTOM_UP ? STAMP_PULL : MODE_GRID, st.frontier_vertices);
         // [adaptive-measured-clock-begin]
         if (MEASURED_HANDOVER && thread == 0) {
             const bfs_u64 now = device_clock();
@@ -270,6 +269,7 @@ push_pull_bfs(const PushPullArgs a)
         // (Waiting for a few small levels keeps the short tail of a small-world graph in
         // the grid: a hand-back costs more than the levels it would save there; a long
         // tail, a road network's or a mesh's, still goes to the single block.)
+        const bfs_u32 slow_vertices = MEASURED_HANDOVER && !fresh ? a.control->slow_vertices : 0u;
         const bool narrow = slow_vertices == 0 ||
                             2 * (bfs_u64)(st.small_count + st.medium_count) <= slow_vertices;
         fitting = !st.as_bitmap && narrow &&
@@ -340,7 +340,7 @@ push_pull_bfs(const PushPullArgs a)
         st.unvisited_edges = st.unvisited_edges > found_edges ? st.unvisited_edges - found_edges
                                                               : 0;
         st.previous_vertices = st.frontier_vertices;
-        st.frontier_vertices = found_vertices;
+        st.frontier_vertices = (bfs_u32)found_vertices;
         st.frontier_edges = found_edges;
         st.level++;
         if (st.frontier_vertices == 0) break;  // the search is over
@@ -358,13 +358,13 @@ push_pull_bfs(const PushPullArgs a)
                                                    : MODE_DONE;
         a.control->level = st.level;
         // The single block counts the frontier it takes again.
-        a.control->enqueued = (bfs_u32)st.enqueued -
+        a.control->enqueued = st.enqueued -
                             (handed_back ? st.small_count + st.medium_count : 0u);
-        a.control->pieces = (bfs_u32)st.pieces;
+        a.control->pieces = st.pieces;
         // The edges of the levels before the frontier handed back: all but the
         // frontier's and the unvisited vertices'.
         a.control->visited_edges = a.num_edges - st.unvisited_edges - st.frontier_edges;
-        a.control->previous = (bfs_u32)st.previous_vertices;
+        a.control->previous = st.previous_vertices;
         if (MEASURED_HANDOVER) {
             // A fresh search forgets the last search's measures; a run that timed no
             // level keeps the one before.

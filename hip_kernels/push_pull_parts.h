@@ -175,11 +175,12 @@ struct SearchState {
     bfs_u32 phase;              // phases run so far: picks the counter set
     bfs_u32 dirty;              // bit b: bitmap b may have bits set
     bfs_u32 small_count, medium_count, large_count;  // the queues' lengths
-    bfs_u64 frontier_vertices;  // n_f
+    // Vertex counts fit 32 bits (ids are 32-bit); edge counts take 64.
+    bfs_u32 frontier_vertices;  // n_f
     bfs_u64 frontier_edges;     // m_f
-    bfs_u64 previous_vertices;  // n_f of the level before
+    bfs_u32 previous_vertices;  // n_f of the level before
     bfs_u64 unvisited_edges;    // m_u
-    bfs_u64 enqueued, pieces;   // queue entries so far, for the guard
+    bfs_u32 enqueued, pieces;   // queue entries so far, for the guard
 };
 // [push-pull-state-end]
 
@@ -193,9 +194,12 @@ __device__ inline bool take_queues(const Counters& c, SearchState& st, vertex_t 
     st.small_count = load_fresh(&c.counts[SMALL * COUNTER_STRIDE]);
     st.medium_count = load_fresh(&c.counts[MEDIUM * COUNTER_STRIDE]);
     st.large_count = load_fresh(&c.counts[LARGE * COUNTER_STRIDE]);
-    st.enqueued += st.small_count + st.medium_count;
-    st.pieces += st.large_count;
-    return st.enqueued <= (bfs_u64)num_vertices && st.pieces <= large_capacity;
+    // Summed in 64 bits: a broken kernel's counts cannot wrap past the guard.
+    const bfs_u64 enqueued = (bfs_u64)st.enqueued + st.small_count + st.medium_count;
+    const bfs_u64 pieces = (bfs_u64)st.pieces + st.large_count;
+    st.enqueued = (bfs_u32)enqueued;
+    st.pieces = (bfs_u32)pieces;
+    return enqueued <= (bfs_u64)num_vertices && pieces <= large_capacity;
 }
 
 // The block's local queues are copied out; empty them for the next level's enqueues

@@ -8,10 +8,14 @@ NVRTC needs no GPU and no driver, only cuda-python and the NVRTC library
 skip with the reason, except when ``RODINIA_BFS_REQUIRE_NVRTC=1``: then they fail.
 """
 
+import re
+
 import pytest
 
 from rodinia_bfs.errors import CompileError
 from rodinia_bfs.kernels import kernel_headers, kernel_source
+from rodinia_bfs.variants.adaptive import AdaptiveBFS
+from rodinia_bfs.variants.push_pull import PushPullBFS
 
 from helpers import nvrtc_or_skip, syntax_error
 
@@ -81,3 +85,39 @@ def test_target_for_each_device(nvrtc):
     assert nvrtc.nvrtc_target(9, 0) == "sm_90"
     assert nvrtc.nvrtc_target(8, 0) == "sm_80"
     assert nvrtc.nvrtc_target(99, 9).startswith("compute_")
+
+
+def spills(log: str, kernel: str) -> tuple[int, int]:
+    """Bytes of spill stores and loads that ptxas reports for ``kernel`` (-v's log)."""
+    found = re.search(r"Function properties for %s\n.*?(\d+) bytes spill stores, (\d+) bytes "
+                      r"spill loads" % kernel, log, re.S)
+    assert found, f"no register report for {kernel} in:\n{log}"
+    return int(found.group(1)), int(found.group(2))
+
+
+@pytest.mark.parametrize("arch", ARCHS)
+@pytest.mark.parametrize("step_class", [PushPullBFS, AdaptiveBFS], ids=["step6", "step7"])
+def test_grid_state_stays_in_registers(nvrtc, arch, step_class):
+    """Steps 6 and 7's grid kernel keeps the search's state (SearchState) and step 7's
+    hand-over in registers: a value spilled to local memory is stored and loaded again at
+    every level, a trip to memory on the level's chain. ptxas gives the kernel 64
+    registers a thread (two blocks of 512 a multiprocessor); the test fails if it has to
+    spill."""
+    _, log = nvrtc.compile_program(kernel_source(step_class.kernel_file), arch,
+                                   step_class.kernel_file, step_class.default_defines(32),
+                                   headers=HEADERS, options=("--ptxas-options=-v",))
+    assert spills(log, "push_pull_bfs") == (0, 0)
+
+
+def test_spills_are_seen(nvrtc):
+    """The check above can fail: a kernel held to fewer registers than it needs spills."""
+    source = r'''
+    extern "C" __global__ void __launch_bounds__(1024, 2) k(const float* a, float* b) {
+        float x[40];
+        for (int i = 0; i < 40; i++) x[i] = a[threadIdx.x + i * 1024];
+        float s = 0;
+        for (int j = 0; j < 40; j++) s += x[j] * x[(j * 7) % 40];
+        for (int i = 0; i < 40; i++) b[threadIdx.x + i * 1024] = x[i] + s;
+    }'''
+    _, log = nvrtc.compile_program(source, "sm_90", "k.hip", options=("--ptxas-options=-v",))
+    assert spills(log, "k") != (0, 0)

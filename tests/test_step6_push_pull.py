@@ -386,8 +386,8 @@ def test_never_ending_search_is_an_error(device):
 def test_queue_overflow_is_an_error(device):
     """A kernel that would enqueue more than a BFS can is stopped before it writes past
     a queue's end."""
-    broken = edit_kernel("push_pull_parts.h", "st.enqueued += st.small_count + st.medium_count;",
-                         "st.enqueued += st.small_count + st.medium_count + num_vertices;")
+    broken = edit_kernel("push_pull_parts.h", "st.enqueued + st.small_count + st.medium_count;",
+                         "st.enqueued + st.small_count + st.medium_count + num_vertices;")
     with _with_source(device, grid2d(5, 5), broken, "push_pull_parts.h", direction="push") as step:
         with pytest.raises(DeviceError, match="queues held more entries"):
             step.run(0)

@@ -152,11 +152,13 @@ def _nvrtc_packages() -> tuple[str, ...]:
 def compile_program(source: str, arch: str = "sm_90", name: str = "kernel.hip",
                     defines: dict | None = None,
                     headers: dict[str, str] | None = None, *,
-                    cache: bool | None = False) -> tuple[bytes, str]:
+                    cache: bool | None = False, options: tuple[str, ...] = ()) -> tuple[bytes, str]:
     """Compile HIP C++ ``source`` with NVRTC; returns ``(code, log)``.
 
     ``arch`` ``"sm_90"`` gives a cubin, ``"compute_90"`` PTX. ``headers`` (include
-    name -> text) and ``cuda_hip_compat.h`` are handed to NVRTC in memory. Raises
+    name -> text) and ``cuda_hip_compat.h`` are handed to NVRTC in memory. ``options``
+    are NVRTC options beyond the usual ones (``--ptxas-options=-v``: each kernel's
+    registers and spills in the log). Raises
     :class:`CompileError` with NVRTC's full log when the source does not compile.
     ``cache=True`` (or ``None``: unless ``RODINIA_BFS_KERNEL_CACHE=0``) takes the code
     from the :mod:`~rodinia_bfs.runtime.kernel_cache` when it was compiled before, as
@@ -165,7 +167,7 @@ def compile_program(source: str, arch: str = "sm_90", name: str = "kernel.hip",
     nvrtc_version()  # a clear error when NVRTC is missing
     all_headers = _checks.all_headers(headers)
     all_headers.setdefault(COMPAT_HEADER, compat_header())
-    options = compile_options(arch, defines)
+    options = compile_options(arch, defines) + list(options)
     return kernel_cache.compiled(
         "nvrtc", compiler_identity(), source, name, options, all_headers,
         lambda: _nvrtc_compile(source, arch, name, options, all_headers), cache=cache)
