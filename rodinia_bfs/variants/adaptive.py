@@ -211,6 +211,8 @@ class AdaptiveBFS(PersistentBFS):
             records["barrier"][1 + r] = self._barrier(r).ptr
         records["barrier"][0] = self._barrier(0).ptr  # the first launch of a search
         self.grid_args = records  # each launch passes its own by value
+        self._start_fields = {field: records[field][:1] for field in (
+            "source", "start_edges", "small_count", "medium_count", "large_count")}
 
     def _arguments(self, stamps, stamp_capacity):
         """Step 5's single block as in step 5 (with the stamps, always); the grid's
@@ -235,10 +237,12 @@ class AdaptiveBFS(PersistentBFS):
             queues = (0, 1, 0)
         else:
             queues = (0, 0, ceil_div(degree, d["BLOCK_PIECE"]))
-        # The record of the search's first grid launch: its source, degree and queue.
-        start = self.grid_args[:1]
-        start["source"], start["start_edges"] = source, degree
-        start["small_count"], start["medium_count"], start["large_count"] = queues
+        # The record of the search's first grid launch: its source, degree and queue,
+        # each written through a view of its field made once (_grid_records): a write
+        # by field name costs the host more than a small search's level.
+        start = self._start_fields
+        start["source"][0], start["start_edges"][0] = source, degree
+        start["small_count"][0], start["medium_count"][0], start["large_count"][0] = queues
 
     def _queue_batch(self, single, grids, start) -> None:
         """The grid first: its first launch of a search starts it from the source (the
@@ -263,9 +267,9 @@ class AdaptiveBFS(PersistentBFS):
 
     def _limit_levels(self) -> None:
         """The depth limit into the single block's records and the grid's."""
-        super()._limit_levels()
-        if self.grid_args["max_levels"][0] != self.max_levels:
+        if self._levels_limit != self.max_levels:
             self.grid_args["max_levels"] = self.max_levels
+        super()._limit_levels()
     # [adaptive-many-end]
 
     def run(self, source: int, profile: bool = False) -> BFSResult:

@@ -93,6 +93,9 @@ CONTROL = np.dtype([
     ("pieces", "<u4"), ("previous", "<u4"), ("visited_edges", "<u8"), ("log_to", "<u4"),
     ("log_level", "<i4"), ("grid_ns", "<u4"), ("slow_vertices", "<u4"),
 ], align=True)
+#: Where :meth:`numpy.ndarray.item` puts the fields the host loop reads.
+CONTROL_MODE, CONTROL_LEVEL, CONTROL_ENQUEUED, CONTROL_PIECES = (
+    CONTROL.names.index(name) for name in ("mode", "level", "enqueued", "pieces"))
 # [persistent-control-py-end]
 
 # [persistent-args-py-begin]
@@ -331,7 +334,7 @@ class PersistentBFS(GPUStep):
         # The kernels' argument records, passed by value: one for timed searches, one for
         # profiled ones (their stamps differ), filled in by _arguments.
         self.args = np.zeros(2, ARGS)
-        self.args["max_levels"] = NO_DEPTH_LIMIT
+        self.args["max_levels"] = self._levels_limit = NO_DEPTH_LIMIT
         self._record(False, self.no_stamps, 0)
         # With SB_LOG, the whole GPU writes out what the single block logged
         # (persistent_flush): the same launch behind every launch of the single block.
@@ -538,12 +541,14 @@ class PersistentBFS(GPUStep):
             dev.memcpy_dtoh_async(self.h_control, self.control, stream)
             stream.synchronize()  # the one wait of a batch: where did the kernels stop?
             self.last_host_waits += 1
-            control = self.h_control[0]
-            mode, level = int(control["mode"]), int(control["level"])
-            enqueued, pieces = int(control["enqueued"]), int(control["pieces"])
+            # The whole record as Python ints at once (a field read of a record array
+            # costs the host about as much as the levels of a small search take).
+            control = self.h_control.item()
+            mode, level = control[CONTROL_MODE], control[CONTROL_LEVEL]
             if mode == MODE_DONE:
                 break
             if mode == MODE_RUNAWAY:  # the kernels' guard: what a working BFS cannot reach
+                enqueued, pieces = control[CONTROL_ENQUEUED], control[CONTROL_PIECES]
                 self._runaway_guard(level, level, n - 1, "levels")
                 self._runaway_guard(level, enqueued, n, "vertices enqueued")
                 self._runaway_guard(level, pieces, self.large_capacity, "pieces enqueued")
@@ -565,8 +570,8 @@ class PersistentBFS(GPUStep):
         """The search's depth limit into the argument records, where the kernels check it
         before each level. A launch reads its record when it is queued; the value changes
         only with the depth_limit."""
-        if self.args["max_levels"][0] != self.max_levels:
-            self.args["max_levels"] = self.max_levels
+        if self._levels_limit != self.max_levels:  # kept on the host: a field read costs
+            self.args["max_levels"] = self._levels_limit = self.max_levels
 
     # [persistent-batch-begin]
     def _queue_batch(self, single, grids, start) -> None:
