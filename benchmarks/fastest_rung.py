@@ -2,7 +2,7 @@
 runs (their ``results.json``): the default step against the others, timed in turns.
 
     python benchmarks/fastest_rung.py adaptive RUN/results.json [RUN2/results.json ...] \\
-        -o summary.md
+        -o table.md
 
 One row per graph: the fastest rung by median with the spread of its repeat medians,
 the chosen rung likewise, how far behind it is (its median over the fastest's, less 1),
@@ -37,17 +37,18 @@ def rows(rung: str, paths: list[Path]) -> list[dict]:
 
 
 def markdown(rung: str, found: list[dict]) -> str:
-    lines = [f"`{rung}` against the fastest rung of each graph (medians, ms, with the spread "
-             "of the repeat medians); \"apart\": the two spreads do not overlap.", "",
-             f"| graph | fastest | its median (spread) | {rung} (spread) | behind | apart | run |",
-             "|---|---|---:|---:|---:|:---:|---|"]
+    lines = [f"How far `{rung}` is behind the fastest rung of each graph, timed in turns.", "",
+             "Medians and the spread of the repeat medians, ms; apart: the two spreads do not "
+             "overlap", "",
+             f"| graph | fastest | median | spread | {rung} | spread | behind | apart | run |",
+             "|---|---|---:|---:|---:|---:|---:|:---:|---|"]
     for row in found:
         fast, mine = row["fastest"], row["rung"]
-        spread = "{:.4f} ({:.4f}-{:.4f})"
         lines.append(
-            f"| {row['graph']} | {fast['label']} | {spread.format(fast['median_ms'], *fast['spread_ms'])} "
-            f"| {spread.format(mine['median_ms'], *mine['spread_ms'])} | {100 * row['behind']:.1f} % "
-            f"| {'yes' if row['apart'] else 'no'} | {row['run']} |")
+            f"| {row['graph']} | {fast['label']} | {fast['median_ms']:.4f} "
+            f"| {fast['spread_ms'][0]:.4f}-{fast['spread_ms'][1]:.4f} | {mine['median_ms']:.4f} "
+            f"| {mine['spread_ms'][0]:.4f}-{mine['spread_ms'][1]:.4f} "
+            f"| {100 * row['behind']:.1f} % | {'yes' if row['apart'] else 'no'} | {row['run']} |")
     runs = list(dict.fromkeys(row["run"] for row in found))  # in order, once each
     worst = [max((row for row in found if row["run"] == run), key=lambda row: row["behind"])
              for run in runs]

@@ -700,14 +700,15 @@ def test_api_page_imports_without_gpu_libraries():
 
 def test_markdown_includes_show_the_tables_of_table_md(tmp_path, monkeypatch):
     """An include of kind ``markdown`` shows every table of its folder's table.md, cell for
-    cell, each captioned with the line before it; a folder's first line names the run."""
+    cell, each captioned with the line before it; a folder's first line names the run. A
+    rule row with alignment colons is a rule, not a row."""
     from rodinia_bfs.bench import includes
 
     folder = tmp_path / "run"
     folder.mkdir()
     (folder / "table.md").write_text(
         "Device: somewhere.\n\n| a | b |\n|---|---|\n| 1.5 | x, y |\n\n"
-        "The second table:\n\n| c |\n|---|\n| 2 |\n| 3 |\n\n- a list line\n")
+        "The second table:\n\n| c |\n|---:|\n| 2 |\n| 3 |\n\n- a list line\n")
     monkeypatch.setattr(includes, "ROOT", tmp_path)
     first, found = includes.markdown_tables("run")
     assert first == "Device: somewhere."

@@ -51,7 +51,8 @@ INCLUDES = {
     "gpu_table.inc": ("benchmarks/results/h100-2026-11-22h", "tables"),
     "gpu_levels.inc": ("benchmarks/results/h100-2026-11-22h", "levels"),
     "h100_levels.inc": ("benchmarks/results/h100-2026-11-23c", "levels"),
-    "h100_steps5_7.inc": ("benchmarks/results/h100-2026-11-26-standard-before-after/after", "tables"),
+    "h100_steps5_7.inc": ("benchmarks/results/h100-2026-11-26-steps5-7-bench/standard", "tables"),
+    "h100_steps5_7_in_turns.inc": ("benchmarks/results/h100-2026-11-26-steps5-7-in-turns", "markdown"),
     "h100_oom_k24.inc": ("benchmarks/results/h100-2026-11-26-oom2-k24", "markdown"),
     "h100_oom_roads.inc": ("benchmarks/results/h100-2026-11-26-oom-roads", "markdown"),
 }
@@ -210,7 +211,7 @@ def markdown_tables(folder: str | Path) -> tuple[str, list[Table]]:
 
     for line in text.splitlines() + [""]:
         if line.startswith("|"):
-            if not re.fullmatch(r"\|(\s*-+\s*\|)+", line.strip()):
+            if not re.fullmatch(r"\|(\s*:?-+:?\s*\|)+", line.strip()):  # not the rule
                 rows.append(cells(line))
             continue
         if rows:
