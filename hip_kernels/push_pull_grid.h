@@ -78,9 +78,11 @@ push_pull_bfs(const PushPullArgs a)
     // vertices; its fastest, a level of a few vertices, would make the single block
     // give up levels that it runs faster than the grid.) A frontier goes back only when
     // it is at most half as wide as the last one the single block gave up for being
-    // slow (0: none was).
-    // Thread 0's sums live in shared memory, not in registers that every thread of the
-    // grid would hold for the whole search (registers this kernel has none to spare of).
+    // slow (slow_vertices, 0: none was; read where a hand-back is decided, below).
+    // Thread 0's sums live in shared memory, and slow_vertices is read again at each
+    // level, not kept in registers that every thread of the grid would hold for the whole
+    // search: this kernel has 64 registers a thread, and what does not fit them spills to
+    // memory, reloaded at every level (chapter 7 measures it).
     __shared__ bfs_u64 level_began, timed_ns;
     __shared__ bfs_u32 timed_levels;
     if (MEASURED_HANDOVER && threadIdx.x == 0) {
