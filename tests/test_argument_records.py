@@ -89,6 +89,26 @@ def test_a_prepared_launch_sees_the_record_change(device):
 
 
 @needs_emulator
+def test_a_prepared_launch_sees_writes_through_field_views(device):
+    """Steps 6 and 7 write a search's fields through views made once (field_views): the
+    launch reads them, and only the first record's."""
+    from rodinia_bfs.variants.base import field_views
+
+    kernel = device.compile(SOURCE, "records.hip", headers=kernel_headers()).get_function("sum_pair")
+    out = device.malloc(4)
+    records = np.zeros(2, PAIR)
+    records["out"] = out.ptr
+    views = field_views(records, ("first", "second"))
+    launch = device.prepare_launch(kernel, 1, 32, [records[:1], np.uint32(0)])
+    for first, second in ((1, 2), (30, 4)):
+        views["first"][0], views["second"][0] = first, second
+        launch()
+        device.synchronize()
+        assert device.from_device(out, 1, np.uint32)[0] == first + second
+    assert records["first"].tolist() == [30, 0]  # the second record is untouched
+
+
+@needs_emulator
 def test_a_record_of_the_wrong_size_is_refused(device):
     kernel = device.compile(SOURCE, "records.hip", headers=kernel_headers()).get_function("sum_pair")
     short = np.zeros(1, np.dtype([("out", "<u8"), ("first", "<u4")], align=True))

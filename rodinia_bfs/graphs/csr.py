@@ -41,6 +41,8 @@ MAX_VERTICES = 2**31 - 1
 def as_vertex_id(value, what: str = "source") -> int:
     """``value`` as a Python int by the rule above; :class:`ArgumentTypeError` or
     :class:`ArgumentError` in one sentence naming ``what`` otherwise."""
+    if type(value) is int:  # the common case, first: a search's host time counts
+        return value
     if isinstance(value, (bool, np.bool_)):
         raise ArgumentTypeError(f"{what} must be an integer vertex id, got the bool {bool(value)}")
     if isinstance(value, (numbers.Integral, np.integer)):

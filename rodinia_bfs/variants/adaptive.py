@@ -20,7 +20,7 @@ from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import Device, ceil_div
 from rodinia_bfs.variants import persistent, push_pull
-from rodinia_bfs.variants.base import NO_DEPTH_LIMIT, check_fits
+from rodinia_bfs.variants.base import NO_DEPTH_LIMIT, check_fits, field_views
 from rodinia_bfs.variants.persistent import CARRY_ON, LEVEL_STAMP, PersistentBFS
 
 # [adaptive-tunables-begin]
@@ -211,8 +211,8 @@ class AdaptiveBFS(PersistentBFS):
             records["barrier"][1 + r] = self._barrier(r).ptr
         records["barrier"][0] = self._barrier(0).ptr  # the first launch of a search
         self.grid_args = records  # each launch passes its own by value
-        self._start_fields = {field: records[field][:1] for field in (
-            "source", "start_edges", "small_count", "medium_count", "large_count")}
+        self._start_fields = field_views(records, (
+            "source", "start_edges", "small_count", "medium_count", "large_count"))
 
     def _arguments(self, stamps, stamp_capacity):
         """Step 5's single block as in step 5 (with the stamps, always); the grid's
@@ -238,8 +238,7 @@ class AdaptiveBFS(PersistentBFS):
         else:
             queues = (0, 0, ceil_div(degree, d["BLOCK_PIECE"]))
         # The record of the search's first grid launch: its source, degree and queue,
-        # each written through a view of its field made once (_grid_records): a write
-        # by field name costs the host more than a small search's level.
+        # each written through a view of its field made once (base.field_views).
         start = self._start_fields
         start["source"][0], start["start_edges"][0] = source, degree
         start["small_count"][0], start["medium_count"][0], start["large_count"][0] = queues

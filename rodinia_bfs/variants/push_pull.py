@@ -24,7 +24,7 @@ from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, DeviceBuffer, ceil_div
 from rodinia_bfs.variants.balanced import MAX_BLOCKS, QUEUES, BalancedBFS
 from rodinia_bfs.variants.balanced import tunables as balanced_tunables
-from rodinia_bfs.variants.base import NO_DEPTH_LIMIT, LevelTimer, check_fits
+from rodinia_bfs.variants.base import NO_DEPTH_LIMIT, LevelTimer, check_fits, field_views
 
 # [push-pull-tunables-begin]
 #: Beamer's alpha: go bottom-up when the frontier's edges m_f exceed m_u / ALPHA, m_u
@@ -260,6 +260,10 @@ class PushPullBFS(BalancedBFS):
         self.h_args["words"] = self.words
         self.h_args["count_words"] = self.counts.nbytes // 4
         self.h_args["tally_words"] = self.tallies.nbytes // 8
+        # The fields each search writes (_host_loop), through views made once.
+        self._search_fields = field_views(self.h_args, (
+            "clocks", "record_clocks", "source", "start_edges", "start_vertices", "max_levels",
+            "small_count", "medium_count", "large_count"))
         self.h_args["path_words"] = self.path_counts.nbytes // 8
         self.h_args["max_levels"] = NO_DEPTH_LIMIT
         self.launch = device.prepare_launch(self.kernel, self.grid, block_size, [self.h_args],
@@ -328,15 +332,15 @@ class PushPullBFS(BalancedBFS):
     def _host_loop(self, start: list[int], timer: LevelTimer) -> BFSResult:
         """The whole search: one cooperative launch (the argument record goes with it),
         one wait."""
-        args, profile = self.h_args, bool(timer.marks)  # profile: a clock per level
+        args, profile = self._search_fields, bool(timer.marks)  # profile: a clock per level
         if profile and self.clocks.nbytes < 8 * (self.graph.num_vertices + 1):
             self.clocks = self._alloc(8 * (self.graph.num_vertices + 1))
-        args["clocks"], args["record_clocks"] = self.clocks.ptr, profile
+        args["clocks"][0], args["record_clocks"][0] = self.clocks.ptr, profile
         # What differs from one search to the next: the source (or -1, several), the
         # start vertices' count and degrees, their queues, and the depth limit.
-        args["source"], args["start_edges"] = self.source, self.start_edges
-        args["start_vertices"], args["max_levels"] = self.start_vertices, self.max_levels
-        args["small_count"], args["medium_count"], args["large_count"] = start
+        args["source"][0], args["start_edges"][0] = self.source, self.start_edges
+        args["start_vertices"][0], args["max_levels"][0] = self.start_vertices, self.max_levels
+        args["small_count"][0], args["medium_count"][0], args["large_count"][0] = start
         self.launch(self.stream)
         self.device.memcpy_dtoh_async(self.h_control, self.control, self.stream)
         self.stream.synchronize()  # the one wait of the search
