@@ -435,3 +435,19 @@ def ctypes_layouts(device, records, header: str) -> tuple[list[int], list[int]]:
         for field, _ in record._fields_:
             host_side += [getattr(record, field).offset, getattr(record, field).size]
     return c_side, host_side
+
+
+def load_benchmark(name: str):
+    """``benchmarks/<name>.py`` as a module (the scripts are not a package; those that
+    import ladder.py find it beside them)."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parents[1] / "benchmarks"
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))
+    spec = importlib.util.spec_from_file_location(name, folder / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

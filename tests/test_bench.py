@@ -25,7 +25,7 @@ from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.variants import STEPS
 
-from helpers import DATA, awkward_graph
+from helpers import DATA, awkward_graph, load_benchmark
 
 QUICK_SPECS = {spec.name: spec for spec in suite_graphs("quick")}
 QUICK_GRAPHS = list(QUICK_SPECS)
@@ -678,15 +678,10 @@ def test_markdown_table_says_the_fastest(quick_run):
 def test_multi_gpu_plot_draws_the_committed_split(tmp_path):
     """benchmarks/plot_multi_gpu.py draws compute and exchange per level from a results.json
     of benchmarks/multi_gpu_scaling.py (here the committed two-GPU run)."""
-    import importlib.util
     import shutil
 
     root = Path(__file__).resolve().parents[1]
     shutil.copy(root / "benchmarks/results/h200x2-2026-11-22-multi-gpu/results.json", tmp_path)
-    spec = importlib.util.spec_from_file_location("plot_multi_gpu",
-                                                  root / "benchmarks/plot_multi_gpu.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    out = module.plot(tmp_path)
+    out = load_benchmark("plot_multi_gpu").plot(tmp_path)
     assert out == tmp_path / "levels.png"
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -18,6 +18,8 @@ from rodinia_bfs.reference import bfs_reference
 from rodinia_bfs.runtime import get_device
 from rodinia_bfs.variants import STEPS
 
+from helpers import load_benchmark
+
 #: Made slow on purpose, so that the emulator's own variation (a few ms on a busy
 #: machine) cannot hide it.
 DELAY_S = 0.1
@@ -139,13 +141,7 @@ def test_the_bench_records_pairs_and_floor(tmp_path):
 
 def test_wall_overhead_table_holds_each_pair_to_its_graphs_bound(tmp_path):
     """benchmarks/wall_overhead.py: the bound is the graph's own result_copy_ms + 0.1 ms."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "wall_overhead.py"
-    spec = importlib.util.spec_from_file_location("wall_overhead", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_benchmark("wall_overhead")
     results = {"meta": {"device": "dev", "date": "today"}, "graphs": [
         {"name": "a", "result_copy_ms": 0.05,
          "variants": {"x": {"wall_overhead_ms": 0.149}, "y": {"wall_overhead_ms": 0.151},

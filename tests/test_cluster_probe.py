@@ -6,7 +6,6 @@ queue too small is an error, not a wrong answer; a kernel that claims for the wr
 goes wrong; the script writes its tables. NVRTC compiles the cluster form (sm_90) and the
 grid-barrier form (sm_80); hiprtc the second. The GPU test runs where a GPU is visible."""
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -19,7 +18,7 @@ from rodinia_bfs.kernels import kernel_headers
 from rodinia_bfs.runtime import cuda_backend, hip_backend
 from rodinia_bfs.validate import check_parents
 
-from helpers import GRAPHS, ROOT, scipy_levels, sources_of
+from helpers import GRAPHS, ROOT, load_benchmark, scipy_levels, sources_of
 from test_cuda_nvrtc import nvrtc  # noqa: F401  (fixtures: skip or fail as those files say)
 from test_hiprtc import hiprtc  # noqa: F401
 
@@ -32,10 +31,7 @@ OWN = {**DEFINES, "LOCAL_QUEUES": 1}
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("cluster", ROOT / "benchmarks" / "cluster.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("cluster")
 
 
 def check(device, graph, blocks, cluster, **options):

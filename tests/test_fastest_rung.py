@@ -1,18 +1,15 @@
 """benchmarks/fastest_rung.py: how far the default step is behind the fastest rung."""
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
 
+from helpers import load_benchmark
+
 
 def load():
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "fastest_rung.py"
-    spec = importlib.util.spec_from_file_location("fastest_rung", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("fastest_rung")
 
 
 def rung(label, median, low, high):

@@ -3,9 +3,7 @@ edges, tier and time, the levels checked against the reference, and one clear li
 step that does not stamp its levels or a search that goes wrong."""
 
 import csv
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,16 +11,14 @@ import pytest
 
 from rodinia_bfs.reference import bfs_reference
 
+from helpers import load_benchmark
+
 ROOT = Path(__file__).resolve().parents[1]
 GRAPH = Path(__file__).resolve().parent / "data" / "example.gr"
 
 
 def load(name: str):
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark(name)
 
 
 def test_levels_widths_and_tiers(tmp_path, capsys):

@@ -3,7 +3,6 @@ emulator at warp 32 and 64: exact levels and valid parents with 0 to 8 local lev
 round, on the contract graphs; a kernel that offers the wrong level goes wrong; the
 script writes its tables. The GPU test runs where a GPU is visible."""
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ from rodinia_bfs.kernels import kernel_headers
 from rodinia_bfs.runtime import cuda_backend, hip_backend
 from rodinia_bfs.validate import check_parents
 
-from helpers import GRAPHS, ROOT, scipy_levels, sources_of
+from helpers import GRAPHS, ROOT, load_benchmark, scipy_levels, sources_of
 from test_cuda_nvrtc import nvrtc  # noqa: F401  (fixtures: skip or fail as those files say)
 from test_hiprtc import hiprtc  # noqa: F401
 
@@ -23,10 +22,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("relaxed", ROOT / "benchmarks" / "relaxed.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("relaxed")
 
 
 def check(device, graph, local_levels, relaxed):

@@ -21,7 +21,7 @@ from rodinia_bfs.variants.persistent_basic import ARGS, STATUS, PersistentBasicB
 from rodinia_bfs.variants.queue import QueueBFS
 
 from helpers import (AWKWARD_SOURCES, awkward_graph, check_run, check_sources, edit_kernel,
-                     hiprtc_or_skip, nvrtc_or_skip, with_kernel)
+                     hiprtc_or_skip, load_benchmark, nvrtc_or_skip, with_kernel)
 
 KERNEL = "persistent_basic.hip"
 #: The barrier at the end of a level, as the kernel has it.
@@ -270,14 +270,7 @@ def test_barrier_that_gives_up_is_an_error(device):
 
 def load_ladder():
     """benchmarks/ladder.py as a module."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "ladder.py"
-    spec = importlib.util.spec_from_file_location("ladder", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("ladder")
 
 
 def test_ladder_times_the_basic_and_the_tuned_step(tmp_path, capsys):

@@ -23,7 +23,7 @@ from rodinia_bfs.runtime import get_device
 from rodinia_bfs.variants import multi_gpu
 from rodinia_bfs.variants.multi_gpu import MultiGpuBFS
 
-from helpers import (SMALL_AWKWARD_SOURCES, check_run, check_sources, edit_kernel,
+from helpers import (SMALL_AWKWARD_SOURCES, check_run, check_sources, edit_kernel, load_benchmark,
                      pairwise_params, real_graph, scipy_levels, small_awkward_graph,
                      sources_of)
 
@@ -522,13 +522,7 @@ def test_cli_direction(tmp_path, capsys):
 def test_scaling_bench_configurations():
     """benchmarks/multi_gpu_scaling.py --directions: push with every exchange, the other
     directions with the bitmap exchange only; one GPU has no exchange or policy to vary."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "multi_gpu_scaling.py"
-    spec = importlib.util.spec_from_file_location("multi_gpu_scaling", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = load_benchmark("multi_gpu_scaling")
     args = SimpleNamespace(directions="push,auto", gpus="1,2", exchanges="bitmap,queue",
                            policies="oec")
     assert list(bench.configurations(args)) == [
