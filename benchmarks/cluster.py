@@ -37,7 +37,7 @@ from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 from rodinia_bfs.variants.persistent import build_rows  # noqa: E402
 
-from ladder import (add_probe_arguments, check_probe, markdown, parse_numbers,  # noqa: E402
+from ladder import (Probe, add_probe_arguments, check_probe, markdown, parse_numbers,  # noqa: E402
                     probe_setup, reference_runs, rung_rows, time_rungs, write_run)
 
 SOURCE = (ROOT / "benchmarks" / "cluster_bfs.hip").read_text()
@@ -83,7 +83,7 @@ def hardware_clusters(device) -> bool:
     return device.backend == "cuda" and tuple(device.compute_capability) >= (9, 0)
 
 
-class ClusterProbe:
+class ClusterProbe(Probe):
     """The cluster BFS on one graph: set up once, then ``search(source)`` and
     ``results()`` as a step has them (what ``ladder.time_rungs`` calls)."""
 
@@ -112,7 +112,7 @@ class ClusterProbe:
                                          "SOLO_LIMIT": int(solo_limit)})
         self.module = module
         self.kernel = module.get_function("cluster_bfs")
-        n, m = graph.num_vertices, graph.num_edges
+        n = graph.num_vertices
         words = -(-max(n, 1) // 32)
         self.bitmap_words = -(-words // blocks)
         self.slice_words = self.bitmap_words + 2 * queue_capacity + 8  # counts[5], padded
@@ -122,11 +122,8 @@ class ClusterProbe:
                 f"a slice of {shared} bytes does not fit a block's shared memory "
                 f"({device.max_shared_memory_per_block}): more blocks, or a smaller queue")
         self.allow_cluster(self.kernel)
-        self.buffers = []
+        self._upload_graph()
         alloc = self._alloc
-        self.offsets = device.to_device(graph.offsets)
-        self.edges = device.to_device(graph.targets if m else np.zeros(1, np.int32))
-        self.buffers += [self.offsets, self.edges]
         if width:
             self.rows = device.to_device(build_rows(graph, width))
             self.buffers.append(self.rows)
@@ -155,11 +152,6 @@ class ClusterProbe:
         if err:
             raise DeviceError(f"cuFuncSetAttribute({kernel.name}, non-portable cluster size): {err}")
 
-    def _alloc(self, nbytes: int):
-        buf = self.device.malloc(nbytes)
-        self.buffers.append(buf)
-        return buf
-
     def search(self, source: int) -> None:
         dev, s = self.device, self.stream
         dev.memset(self.levels, 0xFF, stream=s)
@@ -179,20 +171,8 @@ class ClusterProbe:
             self.device.check_grid_barrier(self.barrier, self.kernel.name)
         if status[1]:
             raise DeviceError(f"cluster BFS failed: {ERRORS.get(int(status[1]), status[1])}")
-        n = self.graph.num_vertices
         self.last_levels = int(status[0])
-        levels = self.device.from_device(self.levels, n, np.int32)
-        parents = self.device.from_device(self.parents, n, np.int32)
-        return levels, parents
-
-    def run(self, source: int):
-        self.search(source)
-        return self.results()
-
-    def close(self) -> None:
-        for buf in self.buffers:
-            self.device.free(buf)
-        self.buffers = []
+        return self._levels_and_parents()
 
 
 def barrier_cost(device, blocks: int, block_size: int, rounds: int, repeats: int) -> dict:

@@ -265,6 +265,41 @@ def check_probe(runner, label: str, graph, sources: list[int], expected: list) -
         check_parents(graph, source, levels, parents)
         runs.append((levels, parents))
     return runs
+
+
+class Probe:
+    """What a probe's kernel host shares with the other probe: the graph's two CSR arrays
+    on the device, buffers freed together, a search's levels and parents downloaded, and
+    ``run``/``close`` as a step has them. A probe sets ``device``, ``graph`` and
+    ``stream``, calls ``_upload_graph`` once its checks have passed, and defines
+    ``search(source)`` and ``results()`` (what ``time_rungs`` calls)."""
+
+    def _upload_graph(self) -> None:
+        """``offsets`` and ``edges`` on the device; every later ``_alloc`` joins them."""
+        graph = self.graph
+        self.buffers = [self.device.to_device(graph.offsets),
+                        self.device.to_device(graph.targets if graph.num_edges
+                                              else np.zeros(1, np.int32))]
+        self.offsets, self.edges = self.buffers
+
+    def _alloc(self, nbytes: int):
+        buf = self.device.malloc(nbytes)
+        self.buffers.append(buf)
+        return buf
+
+    def _levels_and_parents(self) -> tuple[np.ndarray, np.ndarray]:
+        n = self.graph.num_vertices
+        return (self.device.from_device(self.levels, n, np.int32),
+                self.device.from_device(self.parents, n, np.int32))
+
+    def run(self, source: int):
+        self.search(source)
+        return self.results()
+
+    def close(self) -> None:
+        for buf in self.buffers:
+            self.device.free(buf)
+        self.buffers = []
 # [probe-helpers-end]
 
 

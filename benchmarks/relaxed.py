@@ -32,7 +32,7 @@ from rodinia_bfs.kernels import kernel_headers  # noqa: E402
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 
-from ladder import (add_probe_arguments, check_probe, markdown, parse_numbers,  # noqa: E402
+from ladder import (Probe, add_probe_arguments, check_probe, markdown, parse_numbers,  # noqa: E402
                     probe_setup, reference_runs, rung_rows, time_rungs, write_run)
 
 SOURCE = (ROOT / "benchmarks" / "relaxed_bfs.hip").read_text()
@@ -52,7 +52,7 @@ class RelaxedArgs(ctypes.Structure):
                 ("local_levels", ctypes.c_uint32), ("n", ctypes.c_int32)]
 
 
-class RelaxedProbe:
+class RelaxedProbe(Probe):
     """The relaxed BFS on one graph: set up once, then ``search(source)`` and
     ``results()`` as a step has them (what ``ladder.time_rungs`` calls)."""
 
@@ -72,11 +72,8 @@ class RelaxedProbe:
         # A vertex goes into the queue each time its label goes down: at most once per
         # edge into it in a round.
         self.capacity = max(n, m, 1)
-        self.buffers = []
+        self._upload_graph()
         alloc = self._alloc
-        self.offsets = device.to_device(graph.offsets)
-        self.edges = device.to_device(graph.targets if m else np.zeros(1, np.int32))
-        self.buffers += [self.offsets, self.edges]
         self.labels, self.queue = alloc(8 * max(n, 1)), alloc(2 * 4 * self.capacity)
         self.counts, self.status = alloc(3 * 4), alloc(2 * 4)
         self.barrier = alloc(GRID_BARRIER_BYTES)
@@ -90,11 +87,6 @@ class RelaxedProbe:
                                             cooperative=True)
         self.start = device.host_malloc(4, np.uint64)  # the source's label, queue, count
         device.memset(self.barrier, 0)
-
-    def _alloc(self, nbytes: int):
-        buf = self.device.malloc(nbytes)
-        self.buffers.append(buf)
-        return buf
 
     def search(self, source: int) -> None:
         dev, s, n = self.device, self.stream, self.graph.num_vertices
@@ -120,20 +112,8 @@ class RelaxedProbe:
             why = {1: "its queue filled up", 2: "it ran more rounds than the graph has vertices"}
             raise DeviceError(f"relaxed BFS failed: {why.get(int(status[1]), status[1])}")
         self.device.check_grid_barrier(self.barrier, self.kernel.name)
-        n = self.graph.num_vertices
         self.last_rounds = int(status[0])
-        levels = self.device.from_device(self.levels, n, np.int32)
-        parents = self.device.from_device(self.parents, n, np.int32)
-        return levels, parents
-
-    def run(self, source: int):
-        self.search(source)
-        return self.results()
-
-    def close(self) -> None:
-        for buf in self.buffers:
-            self.device.free(buf)
-        self.buffers = []
+        return self._levels_and_parents()
 
 
 def probe_graph(device, spec, data, levels_list, steps, count, repeats) -> dict:

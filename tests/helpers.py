@@ -451,3 +451,18 @@ def load_benchmark(name: str):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def broken_probe_levels(monkeypatch, module, old: str, new: str, make, graph):
+    """The levels from vertex 0 of a benchmark probe (``module``, loaded by
+    load_benchmark) whose kernel source has ``old`` replaced by ``new``; ``make(module,
+    graph)`` sets the probe up."""
+    broken = module.SOURCE.replace(old, new)
+    assert broken != module.SOURCE
+    monkeypatch.setattr(module, "SOURCE", broken)
+    probe = make(module, graph)
+    try:
+        levels, _ = probe.run(0)
+    finally:
+        probe.close()
+    return levels

@@ -18,7 +18,7 @@ from rodinia_bfs.kernels import kernel_headers
 from rodinia_bfs.runtime import cuda_backend, hip_backend
 from rodinia_bfs.validate import check_parents
 
-from helpers import GRAPHS, ROOT, load_benchmark, scipy_levels, sources_of
+from helpers import GRAPHS, ROOT, broken_probe_levels, load_benchmark, scipy_levels, sources_of
 from test_cuda_nvrtc import nvrtc  # noqa: F401  (fixtures: skip or fail as those files say)
 from test_hiprtc import hiprtc  # noqa: F401
 
@@ -81,16 +81,11 @@ def test_a_full_queue_is_an_error(device):
 
 
 def test_a_wrong_level_is_caught(device, monkeypatch):
-    cluster = load()
-    broken = cluster.SOURCE.replace("a.levels[u[k]] = level + 1;", "a.levels[u[k]] = level + 2;")
-    assert broken != cluster.SOURCE
-    monkeypatch.setattr(cluster, "SOURCE", broken)
     graph = GRAPHS["grid-37x29"]()
-    probe = cluster.ClusterProbe(device, graph, 2, block_size=64, queue_capacity=256)
-    try:
-        levels, _ = probe.run(0)
-    finally:
-        probe.close()
+    levels = broken_probe_levels(
+        monkeypatch, load(), "a.levels[u[k]] = level + 1;", "a.levels[u[k]] = level + 2;",
+        lambda cluster, g: cluster.ClusterProbe(device, g, 2, block_size=64, queue_capacity=256),
+        graph)
     assert not np.array_equal(levels, scipy_levels(graph, 0))
 
 

@@ -4,7 +4,6 @@ round, on the contract graphs; a kernel that offers the wrong level goes wrong; 
 script writes its tables. The GPU test runs where a GPU is visible."""
 
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,11 +13,10 @@ from rodinia_bfs.kernels import kernel_headers
 from rodinia_bfs.runtime import cuda_backend, hip_backend
 from rodinia_bfs.validate import check_parents
 
-from helpers import GRAPHS, ROOT, load_benchmark, scipy_levels, sources_of
+from helpers import GRAPHS, ROOT, broken_probe_levels, load_benchmark, scipy_levels, sources_of
 from test_cuda_nvrtc import nvrtc  # noqa: F401  (fixtures: skip or fail as those files say)
 from test_hiprtc import hiprtc  # noqa: F401
 
-sys.path.insert(0, str(ROOT / "benchmarks"))
 
 
 def load():
@@ -47,17 +45,12 @@ def test_levels_and_parents(device, name, local_levels):
 
 
 def test_a_wrong_offer_is_caught(device, monkeypatch):
-    relaxed = load()
-    broken = relaxed.SOURCE.replace("label_of((bfs_u32)(mine >> 32) + 1, v)",
-                                    "label_of((bfs_u32)(mine >> 32) + 2, v)")
-    assert broken != relaxed.SOURCE
-    monkeypatch.setattr(relaxed, "SOURCE", broken)
     graph = GRAPHS["grid-37x29"]()
-    probe = relaxed.RelaxedProbe(device, graph, 2, block_size=64, local_capacity=16)
-    try:
-        levels, _ = probe.run(0)
-    finally:
-        probe.close()
+    levels = broken_probe_levels(
+        monkeypatch, load(), "label_of((bfs_u32)(mine >> 32) + 1, v)",
+        "label_of((bfs_u32)(mine >> 32) + 2, v)",
+        lambda relaxed, g: relaxed.RelaxedProbe(device, g, 2, block_size=64, local_capacity=16),
+        graph)
     assert not np.array_equal(levels, scipy_levels(graph, 0))
 
 
