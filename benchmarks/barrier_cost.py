@@ -4,7 +4,12 @@ A cooperative launch of ``barrier_cost`` (benchmarks/grid_barrier.hip) crosses t
 ``rounds`` times and does nothing else. Timed with events around the launch, the time of
 ``rounds`` crossings less that of a launch with none, divided by ``rounds``, is one
 crossing. Repeated, and the median kept, for several grid shapes: one block per
-multiprocessor, two, and the whole cooperative grid of 256-thread blocks.
+multiprocessor, two, and the whole cooperative grid. Each shape is timed with both
+barriers: ``grid_sync`` (a release add, acquire polls) and the fenced barrier it improves
+on (``grid_sync_fenced`` in grid_barrier.hip: fences on both sides), and with both again
+after each thread stores a word (``barrier_stores``), as a BFS level does. Those stores
+are read back across blocks after every crossing, and a barrier that lets a thread see
+an old word fails the run before anything is reported.
 
     python benchmarks/barrier_cost.py --backend cuda --out benchmarks/results/DIR
 
@@ -24,21 +29,27 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
+from rodinia_bfs.errors import RodiniaBFSError  # noqa: E402
 from rodinia_bfs.kernels import kernel_headers  # noqa: E402
 from rodinia_bfs.runtime import choose_backend, get_device  # noqa: E402
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
 
+#: The two barriers: grid_sync, and the fenced one it improves on; each has a kernel of
+#: crossings alone and one of crossings after stores.
+BARRIERS = {"release/acquire": ("barrier_cost", "barrier_stores"),
+            "fences": ("barrier_cost_fenced", "barrier_stores_fenced")}
 
-def time_launch(device, kernel, barrier, blocks, threads, rounds, repeats):
-    """Median milliseconds of a launch of ``rounds`` crossings, over ``repeats`` launches."""
+
+def time_launch(device, kernel, barrier, blocks, threads, args, repeats):
+    """Median milliseconds of a launch of ``kernel(barrier, *args)``, over ``repeats``
+    launches."""
     stream = device.stream()
     start, stop = device.event(), device.event()
     times = []
     for _ in range(repeats + 1):  # the first is a warm-up
         device.memset(barrier, 0, stream=stream)
         start.record(stream)
-        device.launch_cooperative(kernel, blocks, threads, (barrier, np.uint32(rounds)),
-                                  stream=stream)
+        device.launch_cooperative(kernel, blocks, threads, (barrier, *args), stream=stream)
         stop.record(stream)
         stop.synchronize()
         times.append(start.elapsed_ms(stop))
@@ -46,24 +57,66 @@ def time_launch(device, kernel, barrier, blocks, threads, rounds, repeats):
     return statistics.median(times[1:])
 
 
+def per_crossing(device, kernel, barrier, blocks, threads, args, rounds, repeats) -> float:
+    """Microseconds a crossing: ``rounds`` crossings less none, over ``rounds``."""
+    empty = time_launch(device, kernel, barrier, blocks, threads, (*args, np.uint32(0)), repeats)
+    full = time_launch(device, kernel, barrier, blocks, threads, (*args, np.uint32(rounds)),
+                       repeats)
+    return round(1000.0 * (full - empty) / rounds, 3)
+
+
 def measure(device, rounds: int, repeats: int) -> list[dict]:
     source = (HERE / "grid_barrier.hip").read_text()
-    kernel = device.compile(source, "grid_barrier.hip", headers=kernel_headers()).get_function(
-        "barrier_cost")
-    barrier = device.malloc(GRID_BARRIER_BYTES)
+    module = device.compile(source, "grid_barrier.hip", headers=kernel_headers())
+    kernels = {name: (module.get_function(cost), module.get_function(stores))
+               for name, (cost, stores) in BARRIERS.items()}
+    cost_kernel = kernels["release/acquire"][0]
     sms = device.multiprocessor_count
     shapes = [(sms, 256, "one block per multiprocessor"),
               (2 * sms, 256, "two blocks per multiprocessor"),
-              (device.cooperative_grid(kernel, 256), 256, "the whole cooperative grid"),
-              (device.cooperative_grid(kernel, 1024), 1024, "the whole cooperative grid")]
+              (2 * sms, 512, "two blocks of 512 per multiprocessor"),
+              (device.cooperative_grid(cost_kernel, 256), 256, "the whole cooperative grid"),
+              (device.cooperative_grid(cost_kernel, 1024), 1024, "the whole cooperative grid")]
+    barrier, errors = device.malloc(GRID_BARRIER_BYTES), device.malloc(4)
+    words = device.malloc(4 * 2 * max(blocks * threads for blocks, threads, _ in shapes))
     rows = []
-    for blocks, threads, what in shapes:
-        empty = time_launch(device, kernel, barrier, blocks, threads, 0, repeats)
-        full = time_launch(device, kernel, barrier, blocks, threads, rounds, repeats)
-        rows.append({"blocks": blocks, "threads_per_block": threads, "shape": what,
-                     "rounds": rounds, "launch_ms": round(empty, 4), "crossings_ms": round(full, 4),
-                     "us_per_crossing": round(1000.0 * (full - empty) / rounds, 3)})
+    try:
+        for blocks, threads, what in shapes:
+            row = {"blocks": blocks, "threads_per_block": threads, "shape": what, "rounds": rounds}
+            for name, (cost, stores) in kernels.items():
+                device.memset(errors, 0)
+                row[f"{name} µs"] = per_crossing(device, cost, barrier, blocks, threads, (),
+                                                 rounds, repeats)
+                row[f"{name} after stores µs"] = per_crossing(
+                    device, stores, barrier, blocks, threads, (words, errors), rounds, repeats)
+                wrong = int(device.from_device(errors, 1, np.uint32)[0])
+                if wrong:
+                    raise RodiniaBFSError(f"the {name} barrier let threads read {wrong} old "
+                                          f"words ({blocks} blocks of {threads})")
+            rows.append(row)
+    finally:
+        for buf in (barrier, errors, words):
+            device.free(buf)
     return rows
+
+
+#: The table's columns: a heading and the row's field (None: the row's own text).
+COLUMNS = [("blocks", "blocks"), ("threads", "threads_per_block"), ("grid", "shape"),
+           ("fences, µs", "fences µs"), ("release/acquire, µs", "release/acquire µs"),
+           ("fences, after stores", "fences after stores µs"),
+           ("release/acquire, after stores", "release/acquire after stores µs")]
+
+
+def table(rows: list[dict]) -> list[str]:
+    """An reStructuredText table: a crossing with each barrier, alone and after stores."""
+    cells = [[f"{r[key]:.2f}" if isinstance(r[key], float) else str(r[key])
+              for _, key in COLUMNS] for r in rows]
+    widths = [max(len(heading), *(len(row[i]) for row in cells))
+              for i, (heading, _) in enumerate(COLUMNS)]
+    rule = "  ".join("=" * w for w in widths)
+    line = lambda values: "  ".join(v.ljust(w) for v, w in zip(values, widths)).rstrip()  # noqa: E731
+    return [rule, line([heading for heading, _ in COLUMNS]), rule,
+            *(line(row) for row in cells), rule]
 
 
 def main(argv=None) -> int:
@@ -75,16 +128,14 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     backend, why = choose_backend(args.backend)
     device = get_device(backend)
-    rows = measure(device, args.rounds, args.repeats)
+    try:
+        rows = measure(device, args.rounds, args.repeats)
+    except RodiniaBFSError as exc:
+        print(f"barrier_cost: {exc}", file=sys.stderr)
+        return 1
     header = f"{device.describe()} [{why}]"
     print(header)
-    lines = ["=========  =======  ===============================  ============",
-             "blocks     threads  grid                             per crossing",
-             "=========  =======  ===============================  ============"]
-    for r in rows:
-        lines.append(f"{r['blocks']:<9}  {r['threads_per_block']:<7}  {r['shape']:<31}  "
-                     f"{r['us_per_crossing']:.2f} µs")
-    lines.append(lines[0])
+    lines = table(rows)
     print("\n".join(lines))
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)

@@ -153,6 +153,39 @@ __device__ inline bfs_u32 grid_barrier_load(bfs_u32* word)
 #endif
 }
 
+// [common-grid-barrier-ordering-begin]
+// The two halves of a crossing, with the memory ordering that makes it a barrier. A
+// block arrives with a *release* add: everything its threads wrote before (they met at
+// __syncthreads first) is visible to whoever sees the add. It waits with *acquire*
+// loads: once one of them sees the last block's add, everything written before every
+// block's add is visible to this block (its threads meet at __syncthreads after). A
+// fence on each side would do the same (__threadfence before a plain atomicAdd, and
+// after the wait); the one after the wait is a trip to memory of its own, at every
+// crossing, where an acquire load is the poll itself (benchmarks/grid_barrier.hip keeps
+// that fenced barrier, and benchmarks/barrier_cost.py times both).
+__device__ inline bfs_u32 grid_barrier_arrive(bfs_u32* word, bfs_u32 add)
+{
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    bfs_u32 before;
+    asm volatile("atom.release.gpu.add.u32 %0, [%1], %2;" : "=r"(before) : "l"(word), "r"(add) : "memory");
+    return before;
+#else
+    return __hip_atomic_fetch_add(word, add, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+#endif
+}
+
+__device__ inline bfs_u32 grid_barrier_acquire(bfs_u32* word)
+{
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    bfs_u32 value;
+    asm volatile("ld.acquire.gpu.u32 %0, [%1];" : "=r"(value) : "l"(word) : "memory");
+    return value;
+#else
+    return __hip_atomic_load(word, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
+#endif
+}
+// [common-grid-barrier-ordering-end]
+
 // Every thread of every block calls it, as it would __syncthreads. What any thread wrote
 // to global memory before it is visible to every thread after it. Returns 1, or 0 if
 // the wait ran out (then barrier->failed is set): the kernel must return at once.
@@ -167,11 +200,10 @@ __device__ inline int grid_sync(GridBarrier* barrier)
         const bfs_u32 blocks = gridDim.x * gridDim.y * gridDim.z;
         const bool first = blockIdx.x == 0 && blockIdx.y == 0 && blockIdx.z == 0;
         const bfs_u32 add = first ? 0x80000000u - (blocks - 1u) : 1u;
-        __threadfence();  // this block's writes are visible before it counts as arrived
-        const bfs_u32 before = atomicAdd(&barrier->arrived, add);
+        const bfs_u32 before = grid_barrier_arrive(&barrier->arrived, add);
         int ok = 1;
         bfs_u32 spins = 0;
-        while (((before ^ grid_barrier_load(&barrier->arrived)) & 0x80000000u) == 0) {
+        while (((before ^ grid_barrier_acquire(&barrier->arrived)) & 0x80000000u) == 0) {
             if ((++spins & 1023u) == 0 &&
                 (grid_barrier_load(&barrier->failed) || spins >= GRID_BARRIER_MAX_SPINS)) {
                 atomicExch(&barrier->failed, 1u);
@@ -179,7 +211,6 @@ __device__ inline int grid_sync(GridBarrier* barrier)
                 break;
             }
         }
-        __threadfence();  // and the other blocks' writes are visible from here on
         passed = ok;
     }
     __syncthreads();

@@ -5,6 +5,8 @@ tests run where a GPU is visible. Both check the same kernel (benchmarks/grid_ba
 thousands of crossings, each followed by a check that every block's write is visible.
 """
 
+import json
+
 import numpy as np
 import pytest
 
@@ -93,6 +95,58 @@ def test_emulator_reports_its_limits(emulator):
     assert emulator.max_shared_memory_per_block >= emulator.shared_memory_per_block
 
 
+def _stores(device, name, blocks, threads, rounds, source=SOURCE) -> int:
+    """Launch ``barrier_stores`` (or ``barrier_stores_fenced``): the words that threads
+    read after a crossing and found old."""
+    kernel = device.compile(source, "grid_barrier.hip", headers=kernel_headers()).get_function(name)
+    buffers = [device.malloc(GRID_BARRIER_BYTES), device.malloc(8 * blocks * threads),
+               device.malloc(4)]
+    try:
+        for buf in buffers:
+            device.memset(buf, 0)
+        device.launch_cooperative(kernel, blocks, threads, (*buffers, np.uint32(rounds)))
+        device.synchronize()
+        device.check_grid_barrier(buffers[0], kernel.name)
+        return int(device.from_device(buffers[2], 1, np.uint32)[0])
+    finally:
+        for buf in buffers:
+            device.free(buf)
+
+
+@pytest.mark.parametrize("name", ["barrier_stores", "barrier_stores_fenced"])
+@pytest.mark.parametrize("blocks, threads", [(1, 64), (3, 96), (8, 64)])
+def test_emulator_stores_before_a_crossing_are_seen_after_it(emulator, name, blocks, threads):
+    assert _stores(emulator, name, blocks, threads, 500) == 0
+
+
+def test_an_old_word_after_a_crossing_is_counted(emulator):
+    """The check can fail: thread 0 writes a wrong word in round 3, and the one thread
+    that reads it counts it."""
+    line = "buffer[me] = round * 2654435761u + me;"
+    assert line in SOURCE
+    broken = SOURCE.replace(line, "buffer[me] = round * 2654435761u + me + (round == 3 && me == 0);")
+    assert _stores(emulator, "barrier_stores", 3, 64, 10, source=broken) == 1
+
+
+def test_barrier_cost_times_both_barriers(tmp_path):
+    """benchmarks/barrier_cost.py on the emulator: every shape, both barriers, alone and
+    after stores (checked), in its table and its JSON."""
+    from helpers import load_benchmark
+
+    script = load_benchmark("barrier_cost")
+    assert script.main(["--backend", "cpu", "--rounds", "2", "--repeats", "1",
+                        "--out", str(tmp_path)]) == 0
+    rows = json.loads((tmp_path / "barrier.json").read_text())["rows"]
+    assert len(rows) == 5
+    for row in rows:
+        for barrier in script.BARRIERS:
+            assert isinstance(row[f"{barrier} µs"], float)
+            assert isinstance(row[f"{barrier} after stores µs"], float)
+    table = (tmp_path / "barrier_table.rst").read_text().splitlines()
+    assert table[3].split()[:2] == ["blocks", "threads"]
+    assert len([line for line in table if line[:1].isdigit()]) == 5
+
+
 def _clock_rounds(device, blocks, rounds):
     kernel = device.compile(SOURCE, "grid_barrier.hip", headers=kernel_headers()).get_function(
         "barrier_clock")
@@ -131,6 +185,15 @@ def test_gpu_crossings_see_every_block():
     with pytest.raises(DeviceError, match="cannot all be resident"):
         device.launch_cooperative(kernel, device.cooperative_grid(kernel, 1024) + 1, 1024,
                                   (*buffers, np.uint32(1), NO_QUIT))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["barrier_stores", "barrier_stores_fenced"])
+def test_gpu_stores_before_a_crossing_are_seen_after_it(name):
+    device = gpu_device_or_skip()
+    kernel, _ = _setup(device)
+    for threads in (256, 1024):
+        assert _stores(device, name, device.cooperative_grid(kernel, threads), threads, 5000) == 0
 
 
 # -- the barrier compiles for every target -------------------------------------------------
