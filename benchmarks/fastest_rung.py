@@ -4,7 +4,8 @@ runs (their ``results.json``): the default step against the others, timed in tur
     python benchmarks/fastest_rung.py adaptive RUN/results.json [RUN2/results.json ...] \\
         -o table.md
 
-One row per graph: the fastest rung by median with the spread of its repeat medians,
+One row per graph: the fastest rung by median with the spread of its repeat medians
+(``--among`` names the rungs that count, where a run timed others beside the steps),
 the chosen rung likewise, how far behind it is (its median over the fastest's, less 1),
 and whether the two spreads lie apart (only then is the gap more than the run's noise).
 """
@@ -17,12 +18,17 @@ import sys
 from pathlib import Path
 
 
-def rows(rung: str, paths: list[Path]) -> list[dict]:
-    """One row per graph of every run, in the order given."""
+def rows(rung: str, paths: list[Path], among: list[str] | None = None) -> list[dict]:
+    """One row per graph of every run, in the order given; the fastest of ``among`` (of
+    every rung without it)."""
     found = []
     for path in paths:
         for graph in json.loads(path.read_text())["graphs"]:
-            rungs = {row["label"]: row for row in graph["rungs"]}
+            rungs = {row["label"]: row for row in graph["rungs"]
+                     if among is None or row["label"] in among or row["label"] == rung}
+            missing = [label for label in among or [] if label not in rungs]
+            if missing:
+                raise SystemExit(f"{path}: {graph['name']} has no rung {missing[0]!r}")
             if rung not in rungs:
                 raise SystemExit(f"{path}: {graph['name']} has no rung {rung!r} "
                                  f"(it has {', '.join(rungs)})")
@@ -61,9 +67,12 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("rung", help="the rung's label in the runs (a step's name)")
     parser.add_argument("runs", nargs="+", type=Path, help="ladder.py results.json files")
+    parser.add_argument("--among", help="comma-separated labels of the rungs that count "
+                        "(default: every rung of a run)")
     parser.add_argument("-o", "--out", type=Path, help="markdown file (default: print)")
     args = parser.parse_args(argv)
-    text = markdown(args.rung, rows(args.rung, args.runs))
+    among = [label.strip() for label in args.among.split(",")] if args.among else None
+    text = markdown(args.rung, rows(args.rung, args.runs, among))
     if args.out:
         args.out.write_text(text)
     else:

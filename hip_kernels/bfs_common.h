@@ -143,6 +143,15 @@ __device__ inline int grid_sync(GridBarrier* barrier)
     (void)barrier;
     return bfs_emu_grid_sync();
 }
+
+template <typename AfterWait>
+__device__ inline int grid_sync(GridBarrier* barrier, AfterWait after_wait)
+{
+    if (!grid_sync(barrier)) return 0;
+    if (threadIdx.x == 0) after_wait();
+    __syncthreads();
+    return 1;
+}
 #else
 __device__ inline bfs_u32 grid_barrier_load(bfs_u32* word)
 {
@@ -189,7 +198,11 @@ __device__ inline bfs_u32 grid_barrier_acquire(bfs_u32* word)
 // Every thread of every block calls it, as it would __syncthreads. What any thread wrote
 // to global memory before it is visible to every thread after it. Returns 1, or 0 if
 // the wait ran out (then barrier->failed is set): the kernel must return at once.
-__device__ inline int grid_sync(GridBarrier* barrier)
+// after_wait runs in thread 0 of each block once the last block has arrived, before the
+// block's threads go on: what it reads of other blocks' writes into shared memory, the
+// block's last __syncthreads hands to all its threads (push_pull_parts.h's read_phase).
+template <typename AfterWait>
+__device__ inline int grid_sync(GridBarrier* barrier, AfterWait after_wait)
 {
     __shared__ int passed;
     __syncthreads();  // the whole block has arrived
@@ -211,10 +224,17 @@ __device__ inline int grid_sync(GridBarrier* barrier)
                 break;
             }
         }
+        if (ok) after_wait();
         passed = ok;
     }
     __syncthreads();
     return passed;
 }
+
+__device__ inline int grid_sync(GridBarrier* barrier)
+{
+    return grid_sync(barrier, [] {});
+}
 #endif
+
 // [common-grid-barrier-end]

@@ -50,6 +50,7 @@ push_pull_bfs(const PushPullArgs a)
 #endif
     __shared__ LocalQueues local;
     __shared__ bfs_u64 block_tally[2];
+    __shared__ PhaseCounts counted;  // what the last phase counted (read_phase)
     if (threadIdx.x < 2) {
         local.counts[threadIdx.x] = 0;
         block_tally[threadIdx.x] = 0;
@@ -255,9 +256,9 @@ push_pull_bfs(const PushPullArgs a)
             copy_out(L);
             empty_local_queues(local);
             st.phase++;
-            if (!grid_sync(a.barrier)) GIVE_UP();
+            if (!grid_sync(a.barrier, [&] { read_phase(c, counted); })) GIVE_UP();
             st.as_bitmap = 0;
-            if (!take_queues(c, st, a.num_vertices, a.large_capacity)) {
+            if (!take_queues(counted, st, a.num_vertices, a.large_capacity)) {
                 if (thread == 0) a.status[STATUS_ERROR] = ERROR_OVERFLOW;
                 break;
             }
@@ -327,14 +328,15 @@ push_pull_bfs(const PushPullArgs a)
         }
         add_tally(found, block_tally, c.tally);
         st.phase++;
-        if (!grid_sync(a.barrier)) GIVE_UP();
+        if (!grid_sync(a.barrier, [&] { read_phase(c, counted); })) GIVE_UP();
         // [push-pull-level-end]
 
         // [push-pull-count-begin]
-        // Every thread reads the same sums and updates its copy of the state.
-        const bfs_u64 found_vertices = load_fresh(&c.tally[0]);
-        const bfs_u64 found_edges = load_fresh(&c.tally[1]);
-        if (st.direction == TOP_DOWN && !take_queues(c, st, a.num_vertices, a.large_capacity)) {
+        // Every thread reads the same sums (its block's copy) and updates its copy of
+        // the state.
+        const bfs_u64 found_vertices = counted.found[0];
+        const bfs_u64 found_edges = counted.found[1];
+        if (st.direction == TOP_DOWN && !take_queues(counted, st, a.num_vertices, a.large_capacity)) {
             if (thread == 0) a.status[STATUS_ERROR] = ERROR_OVERFLOW;
             break;
         }

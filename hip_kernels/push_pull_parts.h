@@ -184,16 +184,35 @@ struct SearchState {
 };
 // [push-pull-state-end]
 
+// [push-pull-read-phase-begin]
+// What a phase counted, as every thread needs it after the barrier that ends the phase:
+// the next queues' lengths and the vertices and edges found. Thread 0 of each block
+// reads them as part of that barrier (grid_sync's after_wait) into the block's shared
+// copy; read by every warp of the grid instead, they were thousands of requests a level
+// for the same five lines at the L2, served one after another (chapter 6 measures it).
+struct PhaseCounts {
+    bfs_u32 queues[QUEUES];  // SMALL, MEDIUM, LARGE
+    bfs_u64 found[2];        // vertices, edges
+};
+
+__device__ inline void read_phase(const Counters& c, PhaseCounts& into)
+{
+    for (int q = 0; q < QUEUES; q++) into.queues[q] = load_fresh(&c.counts[q * COUNTER_STRIDE]);
+    into.found[0] = load_fresh(&c.tally[0]);
+    into.found[1] = load_fresh(&c.tally[1]);
+}
+// [push-pull-read-phase-end]
+
 // After a phase that filled the next queues: their lengths. Each vertex enters a queue
 // once per BFS (a large one as all its pieces); more than that means a broken kernel,
 // and false stops the search before it writes past a queue's end.
-__device__ inline bool take_queues(const Counters& c, SearchState& st, vertex_t num_vertices,
+__device__ inline bool take_queues(const PhaseCounts& p, SearchState& st, vertex_t num_vertices,
                                    bfs_u32 large_capacity)
 {
     st.queue_set ^= 1;
-    st.small_count = load_fresh(&c.counts[SMALL * COUNTER_STRIDE]);
-    st.medium_count = load_fresh(&c.counts[MEDIUM * COUNTER_STRIDE]);
-    st.large_count = load_fresh(&c.counts[LARGE * COUNTER_STRIDE]);
+    st.small_count = p.queues[SMALL];
+    st.medium_count = p.queues[MEDIUM];
+    st.large_count = p.queues[LARGE];
     // Summed in 64 bits: a broken kernel's counts cannot wrap past the guard.
     const bfs_u64 enqueued = (bfs_u64)st.enqueued + st.small_count + st.medium_count;
     const bfs_u64 pieces = (bfs_u64)st.pieces + st.large_count;

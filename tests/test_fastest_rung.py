@@ -52,3 +52,20 @@ def test_writes_the_summary(tmp_path):
     out = tmp_path / "summary.md"
     assert load().main(["adaptive", str(run), "-o", str(out)]) == 0
     assert "| g | adaptive |" in out.read_text()
+
+
+def test_among_leaves_other_rungs_out(tmp_path):
+    """A run that timed a probe beside the steps: --among names the rungs that count."""
+    run = write_run(tmp_path / "probe", [
+        ("g", [rung("push_pull", 1.0, 0.99, 1.01), rung("adaptive", 1.05, 1.04, 1.06),
+               rung("push_pull, 132 blocks", 0.8, 0.79, 0.81)])])
+    tool = load()
+    assert tool.rows("adaptive", [run])[0]["fastest"]["label"] == "push_pull, 132 blocks"
+    row = tool.rows("adaptive", [run], ["push_pull"])[0]
+    assert row["fastest"]["label"] == "push_pull"
+    assert row["behind"] == pytest.approx(0.05)
+    out = tmp_path / "t.md"
+    assert tool.main(["adaptive", str(run), "--among", "push_pull,adaptive", "-o", str(out)]) == 0
+    assert "| g | push_pull |" in out.read_text()
+    with pytest.raises(SystemExit, match="has no rung 'persistent'"):
+        tool.main(["adaptive", str(run), "--among", "persistent,push_pull"])
