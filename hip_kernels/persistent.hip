@@ -36,14 +36,23 @@ persistent_grid(const PersistentArgs a, GridBarrier* barrier)
     bfs_u32 enqueued = a.control->enqueued;
     bfs_u32 pieces = a.control->pieces;
     bfs_u32 mode = MODE_GRID;
+    // The frontier's queue lengths, read by thread 0 for its block: read by every thread
+    // of the grid, they were thousands of requests for the same lines at the L2 at each
+    // level (chapter 6, "Reading the counts once per block").
+    __shared__ bfs_u32 counted[QUEUES];
+    const auto read_counts = [&](level_t l) {
+        for (int q = 0; q < QUEUES; q++) counted[q] = Q.count(l, q);
+    };
+    if (threadIdx.x == 0) read_counts(level);
+    __syncthreads();
 
     // [persistent-grid-loop-begin]
     for (;;) {
         // Every thread of every block reads the same counters after the same grid
         // barrier, so all of them take the same branch: none is left waiting at a barrier.
-        const bfs_u32 small = Q.count(level, SMALL);
-        const bfs_u32 medium = Q.count(level, MEDIUM);
-        const bfs_u32 large = Q.count(level, LARGE);
+        const bfs_u32 small = counted[SMALL];
+        const bfs_u32 medium = counted[MEDIUM];
+        const bfs_u32 large = counted[LARGE];
         if (blockIdx.x == 0 && threadIdx.x == 0)
             stamp(a.stamps, a.stamp_capacity, level, MODE_GRID, small + medium + large);
         if (small + medium + large == 0) { mode = MODE_DONE; break; }
@@ -77,7 +86,8 @@ persistent_grid(const PersistentArgs a, GridBarrier* barrier)
         expand_small(L, Q.small(level), small, blockIdx.x * BLOCK_SIZE + threadIdx.x,
                      gridDim.x * BLOCK_SIZE);
         copy_out(L);
-        if (!grid_sync(barrier)) {
+        // Thread 0 reads the next level's counts once the barrier's wait is over.
+        if (!grid_sync(barrier, [&] { read_counts(level + 1); })) {
             // The barrier gave up. Say so, so that no later kernel of the batch carries
             // on from a half-finished level; the host reports the barrier's failure.
             if (threadIdx.x == 0) atomicExch(&a.control->mode, (bfs_u32)MODE_FAILED);

@@ -79,17 +79,22 @@ push_pull_bfs(const PushPullArgs a)
     // vertices; its fastest, a level of a few vertices, would make the single block
     // give up levels that it runs faster than the grid.) A frontier goes back only when
     // it is at most half as wide as the last one the single block gave up for being
-    // slow (slow_vertices, 0: none was; read where a hand-back is decided, below).
-    // Thread 0's sums live in shared memory, and slow_vertices is read again at each
-    // level, not kept in registers that every thread of the grid would hold for the whole
-    // search: this kernel has 64 registers a thread, and what does not fit them spills to
-    // memory, reloaded at every level (chapter 7 measures it).
+    // slow (slow_vertices, 0: none was; used where a hand-back is decided, below).
+    // Thread 0's sums and slow_vertices live in shared memory, not in registers that
+    // every thread of the grid would hold for the whole search: this kernel has 64
+    // registers a thread, and what does not fit them spills to memory, reloaded at every
+    // level (chapter 7 measures it). Nor is slow_vertices read from the Control record
+    // by every thread at each level: thousands of requests for one word at the L2
+    // (chapter 6, "Reading the counts once per block").
     __shared__ bfs_u64 level_began, timed_ns;
-    __shared__ bfs_u32 timed_levels;
+    __shared__ bfs_u32 timed_levels, slow_vertices;
     if (MEASURED_HANDOVER && threadIdx.x == 0) {
         level_began = 0;
         timed_ns = 0;
         timed_levels = 0;
+        // Constant while the grid runs (the single block wrote it before); thread 0
+        // reads it for its block, once (grid_sync below makes it seen).
+        slow_vertices = fresh ? 0u : a.control->slow_vertices;
     }
     // [adaptive-measured-end]
     if (!fresh) {
@@ -272,9 +277,8 @@ push_pull_bfs(const PushPullArgs a)
         // (Waiting for a few small levels keeps the short tail of a small-world graph in
         // the grid: a hand-back costs more than the levels it would save there; a long
         // tail, a road network's or a mesh's, still goes to the single block.)
-        const bfs_u32 slow_vertices = MEASURED_HANDOVER && !fresh ? a.control->slow_vertices : 0u;
-        const bool narrow = slow_vertices == 0 ||
-                            2 * (bfs_u64)(st.small_count + st.medium_count) <= slow_vertices;
+        const bfs_u32 slow = MEASURED_HANDOVER ? slow_vertices : 0u;
+        const bool narrow = slow == 0 || 2 * (bfs_u64)(st.small_count + st.medium_count) <= slow;
         fitting = !st.as_bitmap && narrow &&
                   fits_single_block(st.small_count, st.medium_count, st.large_count)
                       ? fitting + 1 : 0;

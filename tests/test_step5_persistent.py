@@ -452,7 +452,7 @@ def test_block_that_skips_the_grid_barrier_is_an_error(device):
     """A grid whose last block leaves instead of waiting at the grid barrier: the other
     blocks would wait for ever. The run ends with a clear error (the emulator reports
     the deadlock; on a GPU the barrier's bounded wait gives up) instead of a hang."""
-    barrier = "if (!grid_sync(barrier)) {"
+    barrier = "if (!grid_sync(barrier, [&] { read_counts(level + 1); })) {"
     broken = edit_kernel("persistent.hip", barrier,
                          "if (blockIdx.x == gridDim.x - 1) return;\n" + barrier)
     with with_kernel(PersistentBFS, broken)(device, grid2d(20, 20), **SMALL_BLOCKS,
@@ -465,8 +465,9 @@ def test_failed_grid_barrier_stops_the_batch(device):
     """A grid barrier that gives up (here: made to report failure at level 3) ends the
     grid kernel, marks the search failed so that the next kernels of the batch do not
     carry on from a half-finished level, and the host raises."""
-    barrier = "if (!grid_sync(barrier)) {"
-    broken = edit_kernel("persistent.hip", barrier, "if (!grid_sync(barrier) || level == 3) {")
+    barrier = "if (!grid_sync(barrier, [&] { read_counts(level + 1); })) {"
+    broken = edit_kernel("persistent.hip", barrier,
+                         "if (!grid_sync(barrier, [&] { read_counts(level + 1); }) || level == 3) {")
     with with_kernel(PersistentBFS, broken)(device, path_graph(50), **SMALL_BLOCKS,
                                             sb_edge_limit=0, max_grid_blocks=2) as step:
         with pytest.raises(DeviceError, match="no progress past level 0"):
