@@ -13,16 +13,21 @@ struct Tally {
 };
 
 // Add every thread's tally to the global one: a sum across the warp by shuffles, one
-// shared-memory atomic per warp, one global atomic per block. Every thread calls it.
+// shared-memory atomic per warp, one global atomic per block. Every thread calls it. A
+// warp none of whose threads found anything, most of the grid's in a narrow level, skips
+// the sum after one vote: its shuffles would take the multiprocessor's shuffle unit from
+// the warps that did find something (chapter 6, "What every warp does at every level").
 __device__ inline void add_tally(Tally found, bfs_u64* block_tally, bfs_u64* tally)
 {
-    for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
-        found.vertices += (bfs_u64)warp_shfl((bfs_i64)found.vertices, (int)(lane_id() ^ offset));
-        found.edges += (bfs_u64)warp_shfl((bfs_i64)found.edges, (int)(lane_id() ^ offset));
-    }
-    if (lane_id() == 0 && found.vertices > 0) {
-        atomicAdd(&block_tally[0], found.vertices);
-        atomicAdd(&block_tally[1], found.edges);
+    if (warp_any(found.vertices > 0)) {  // the same for every lane of the warp
+        for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
+            found.vertices += (bfs_u64)warp_shfl((bfs_i64)found.vertices, (int)(lane_id() ^ offset));
+            found.edges += (bfs_u64)warp_shfl((bfs_i64)found.edges, (int)(lane_id() ^ offset));
+        }
+        if (lane_id() == 0) {
+            atomicAdd(&block_tally[0], found.vertices);
+            atomicAdd(&block_tally[1], found.edges);
+        }
     }
     __syncthreads();
     if (threadIdx.x == 0) {

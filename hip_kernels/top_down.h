@@ -135,11 +135,19 @@ __device__ inline void top_down_small(const Level& L, const vertex_t* small, bfs
 // [share-short-queues-begin]
 // How many units (warps, threads) may share each entry of a queue of `count` entries
 // when `units` take part: the largest 2^k with count * 2^k <= units, and no more than
-// it takes for lists shorter than `longest` edges to need one trip of width lanes * 2^k.
+// it takes for lists shorter than `longest` edges to need one trip of width lanes * 2^k
+// (and k <= 16). Each bound is the floor of a base-2 logarithm, read off the leading
+// zeros of a quotient: every thread of the grid computes this at every level, and a loop
+// of up to 16 trips there cost the level's few busy warps the issue slots that all the
+// idle ones took with it (chapter 6, "What every warp does at every level").
+__device__ inline bfs_u32 floor_log2(bfs_u32 x) { return 31u - (bfs_u32)__clz((int)x); }  // x > 0
+
 __device__ inline bfs_u32 log_share(bfs_u32 count, bfs_u32 units, bfs_u32 lanes, bfs_u32 longest)
 {
-    bfs_u32 k = 0;
-    while (k < 16 && count > 0 && count <= (units >> (k + 1)) && (lanes << (k + 1)) <= longest) k++;
-    return k;
+    if (count == 0 || count > units / 2 || lanes > longest / 2) return 0;
+    const bfs_u32 by_units = floor_log2(units / count);   // count << k <= units
+    const bfs_u32 by_lists = floor_log2(longest / lanes);  // lanes << k <= longest
+    const bfs_u32 k = by_units < by_lists ? by_units : by_lists;
+    return k < 16 ? k : 16;
 }
 // [share-short-queues-end]

@@ -472,3 +472,54 @@ def test_gpu_matches_independent_bfs(gpu, name, direction):
             check_run(graph, source, result)
             if direction == "auto":
                 assert step.last_directions == beamer_directions(graph, source, result.levels)
+
+
+# -- how many units share a short queue's entry ---------------------------------------------
+
+SHARES_KERNEL = """
+#include "top_down.h"
+extern "C" __global__ void shares(const bfs_u32* in, bfs_u32* out, bfs_u32 n)
+{
+    const bfs_u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = log_share(in[4 * i], in[4 * i + 1], in[4 * i + 2], in[4 * i + 3]);
+}
+"""
+
+
+def log_share_by_loop(count: int, units: int, lanes: int, longest: int) -> int:
+    """The definition, one power of two at a time: the largest k <= 16 with
+    count << k <= units and lanes << k <= longest (0 for an empty queue)."""
+    k = 0
+    while k < 16 and count > 0 and count <= units >> (k + 1) and lanes << (k + 1) <= longest:
+        k += 1
+    return k
+
+
+def test_log_share_is_the_largest_share_that_fits(device):
+    """log_share (top_down.h) computes the bound from leading zeros instead of a loop: the
+    same answer as the loop on edge cases and on random queues, grids and list lengths."""
+    rng = np.random.default_rng(5)
+    cases = [(0, 1 << 17, 1, 32), (1, 1, 1, 32), (1, 2, 1, 32), (3, 7, 1, 32), (3, 6, 1, 32),
+             (1, 1 << 30, 1, 1 << 30), (1, 1 << 20, 32, 32), (1, 1 << 20, 32, 64),
+             (5, 1 << 17, 33, 64), (2, 1 << 17, 1, 1), (1 << 17, 1 << 17, 1, 32),
+             (4000, 135168, 1, 32), (4000, 4224, 32, 1024), (1, 4224, 32, 1 << 31)]
+    for _ in range(3000):
+        cases.append((int(rng.integers(0, 1 << rng.integers(1, 20))),
+                      int(rng.integers(1, 1 << rng.integers(1, 31))),
+                      int(1 << rng.integers(0, 7)), int(rng.integers(1, 1 << rng.integers(1, 20)))))
+    module = device.compile(SHARES_KERNEL, "shares.hip", defines=tunables(device.warp_size),
+                            headers=kernel_headers())
+    flat = np.array(cases, dtype=np.uint32).ravel()
+    inputs, out = device.to_device(flat), device.malloc(4 * len(cases))
+    try:
+        device.launch(module.get_function("shares"), (len(cases) + 127) // 128, 128,
+                      (inputs, out, np.uint32(len(cases))))
+        device.synchronize()
+        got = device.from_device(out, len(cases), np.uint32)
+    finally:
+        device.free(inputs)
+        device.free(out)
+    expected = [log_share_by_loop(*case) for case in cases]
+    wrong = [(case, int(g), e) for case, g, e in zip(cases, got, expected) if g != e]
+    assert not wrong, wrong[:5]
+    assert max(expected) == 16 and min(expected) == 0  # both ends are reached
