@@ -73,25 +73,27 @@ push_pull_bfs(const PushPullArgs a)
     bool handed_back = false;
     bfs_u32 fitting = 0;  // levels in a row whose frontier the single block could take
     // [adaptive-measured-begin]
-    // MEASURED_HANDOVER: thread 0 times each level of this run with the device clock,
-    // and leaves their mean (what a grid level costs) for the single block. (A grid
-    // level costs about the same whatever the frontier's width, up to thousands of
-    // vertices; its fastest, a level of a few vertices, would make the single block
-    // give up levels that it runs faster than the grid.) A frontier goes back only when
-    // it is at most half as wide as the last one the single block gave up for being
-    // slow (slow_vertices, 0: none was; used where a hand-back is decided, below).
-    // Thread 0's sums and slow_vertices live in shared memory, not in registers that
-    // every thread of the grid would hold for the whole search: this kernel has 64
-    // registers a thread, and what does not fit them spills to memory, reloaded at every
-    // level (chapter 7 measures it). Nor is slow_vertices read from the Control record
-    // by every thread at each level: thousands of requests for one word at the L2
-    // (chapter 6, "Reading the counts once per block").
-    __shared__ bfs_u64 level_began, timed_ns;
-    __shared__ bfs_u32 timed_levels, slow_vertices;
+    // MEASURED_HANDOVER: thread 0 times this run of the grid with the device clock, from
+    // its start to its end, and leaves what a level of it cost for the single block: the
+    // run's time over its levels, its start (the frontier taken from the Control record)
+    // and its hand-back included. (A short run pays those over few levels, and the single
+    // block should give up a level only to a grid that is faster with them; a level of a
+    // few vertices alone would make the single block give up levels that it runs faster
+    // than the grid.) A frontier goes back only when it is at most half as wide as the
+    // last one the single block gave up for being slow (slow_vertices, 0: none was; used
+    // where a hand-back is decided, below). Thread 0's clock and slow_vertices live in
+    // shared memory, not in registers that every thread of the grid would hold for the
+    // whole search: this kernel has 64 registers a thread, and what does not fit them
+    // spills to memory, reloaded at every level (chapter 7 measures it). Nor is
+    // slow_vertices read from the Control record by every thread at each level:
+    // thousands of requests for one word at the L2 (chapter 6, "Reading the counts once
+    // per block").
+    __shared__ bfs_u64 run_began;
+    __shared__ level_t run_first;
+    __shared__ bfs_u32 slow_vertices;
     if (MEASURED_HANDOVER && threadIdx.x == 0) {
-        level_began = 0;
-        timed_ns = 0;
-        timed_levels = 0;
+        run_began = device_clock();
+        run_first = fresh ? 0 : a.control->level;
         // Constant while the grid runs (the single block wrote it before); thread 0
         // reads it for its block, once (grid_sync below makes it seen).
         slow_vertices = fresh ? 0u : a.control->slow_vertices;
@@ -219,16 +221,6 @@ push_pull_bfs(const PushPullArgs a)
         if (thread == 0)
             stamp(a.stamps, a.stamp_capacity, st.level,
                   st.direction == BOTTOM_UP ? STAMP_PULL : MODE_GRID, st.frontier_vertices);
-        // [adaptive-measured-clock-begin]
-        if (MEASURED_HANDOVER && thread == 0) {
-            const bfs_u64 now = device_clock();
-            if (level_began != 0) {
-                timed_ns += now - level_began;
-                timed_levels++;
-            }
-            level_began = now;
-        }
-        // [adaptive-measured-clock-end]
 #endif
         // Three bitmaps in turn: this level's frontier, the next one, and the last
         // level's, which this level's phase clears.
@@ -374,11 +366,14 @@ push_pull_bfs(const PushPullArgs a)
         a.control->visited_edges = a.num_edges - st.unvisited_edges - st.frontier_edges;
         a.control->previous = st.previous_vertices;
         if (MEASURED_HANDOVER) {
-            // A fresh search forgets the last search's measures; a run that timed no
-            // level keeps the one before.
-            const bfs_u64 mean = timed_levels ? timed_ns / timed_levels : 0;
-            if (timed_levels || fresh) a.control->grid_ns = mean < 0xffffffffull ? (bfs_u32)mean : 0xffffffffu;
+            // [adaptive-measured-clock-begin]
+            // What a level of this run cost, start and hand-back included. A fresh search
+            // forgets the last search's measures; a run of no level keeps the one before.
+            const bfs_u64 levels = (bfs_u64)(st.level - run_first);
+            const bfs_u64 mean = levels ? (device_clock() - run_began) / levels : 0;
+            if (levels || fresh) a.control->grid_ns = mean < 0xffffffffull ? (bfs_u32)mean : 0xffffffffu;
             if (fresh) a.control->slow_vertices = 0;
+            // [adaptive-measured-clock-end]
         }
 #endif
     }
