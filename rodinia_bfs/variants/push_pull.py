@@ -44,9 +44,11 @@ BU_PROBE = 4
 #: up (default: a warp's width, as step 4's warp threshold).
 BU_WARP_THRESHOLD = None
 
-#: Edges a thread of a top-down level loads before it claims any (step 4's gathers take
-#: one at a time): VISIT_BATCH in top_down.h.
-VISIT_BATCH = 2
+#: Edges a thread of a top-down level loads before it claims any: VISIT_BATCH in
+#: top_down.h (1: step 4's visit, one edge at a time, and the count). 2 was faster while
+#: every warp of the grid paid for the level's bookkeeping; since that went (chapter 6),
+#: 1 is 2-3 % faster on the roads, the grid and Delaunay meshes and no slower elsewhere.
+VISIT_BATCH = 1
 
 #: Whether a short queue is shared out in a top-down level: when a queue has fewer
 #: vertices than the grid has warps (threads), 2, 4, ... warps (threads) take each of
