@@ -36,6 +36,8 @@ persistent_grid(const PersistentArgs a, GridBarrier* barrier)
     bfs_u32 enqueued = a.control->enqueued;
     bfs_u32 pieces = a.control->pieces;
     bfs_u32 mode = MODE_GRID;
+
+    // [persistent-grid-loop-begin]
     // The frontier's queue lengths, read by thread 0 for its block: read by every thread
     // of the grid, they were thousands of requests for the same lines at the L2 at each
     // level (chapter 6, "Reading the counts once per block").
@@ -46,7 +48,6 @@ persistent_grid(const PersistentArgs a, GridBarrier* barrier)
     if (threadIdx.x == 0) read_counts(level);
     __syncthreads();
 
-    // [persistent-grid-loop-begin]
     for (;;) {
         // Every thread of every block reads the same counters after the same grid
         // barrier, so all of them take the same branch: none is left waiting at a barrier.
