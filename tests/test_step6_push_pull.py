@@ -198,7 +198,7 @@ def test_in_lists_are_hubs_first(device, name):
 #: Tunables: step 4's tiny ones (every queue path, overflowing local queues, a grid of
 #: two blocks); every in-edge list scanned by the warp (no probe, threshold 1); every
 #: list scanned by its own thread (a probe longer than any list); targets claimed with
-#: no read of their level first, an edge at a time (the default) or a batch at a time.
+#: no read of their level first a batch at a time (an edge at a time is the default).
 CONFIGS = {
     "default": {},
     "tiny": dict(block_size=64, warp_threshold=2, block_threshold=5, block_piece=3,
@@ -206,7 +206,6 @@ CONFIGS = {
     "warp-scans": dict(bu_probe=0, bu_warp_threshold=1),
     "thread-scans": dict(bu_probe=100_000),
     "one-block": dict(max_blocks=1, block_size=128),
-    "claim-at-once": dict(check_before_claim=False, visit_batch=1),
     "claim-batch-at-once": dict(check_before_claim=False, visit_batch=2, max_blocks=2,
                                 block_size=64),
 }
