@@ -214,8 +214,11 @@ __device__ inline void expand_small(const Level& L, const vertex_t* small, bfs_u
 // [balanced-copy-out-begin]
 // Every thread of the block calls it, after its last enqueue. One atomicAdd per local
 // queue reserves room in the global queue; the copy is coalesced. (The copy strides by
-// blockDim.x: step 5 calls it from a block wider than BLOCK_SIZE.)
-__device__ inline void copy_out(const Level& L)
+// blockDim.x: step 5 calls it from a block wider than BLOCK_SIZE.) Thread 0 runs
+// while_reserving() beside its atomics: step 6 sends the block's tally there, between
+// the same two __syncthreads, instead of between two of its own.
+template <typename WhileReserving>
+__device__ inline void copy_out(const Level& L, WhileReserving while_reserving)
 {
     LocalQueues& local = *L.local;
     __syncthreads();  // every local enqueue is done
@@ -227,6 +230,7 @@ __device__ inline void copy_out(const Level& L)
             local.global_first[SMALL] = atomicAdd(&L.next_counts[SMALL * COUNTER_STRIDE], local.counts[SMALL]);
         if (local.counts[MEDIUM] > 0)
             local.global_first[MEDIUM] = atomicAdd(&L.next_counts[MEDIUM * COUNTER_STRIDE], local.counts[MEDIUM]);
+        while_reserving();
     }
     __syncthreads();  // the room is reserved
     for (bfs_u32 i = threadIdx.x; i < local.counts[SMALL]; i += blockDim.x)
@@ -234,4 +238,6 @@ __device__ inline void copy_out(const Level& L)
     for (bfs_u32 i = threadIdx.x; i < local.counts[MEDIUM]; i += blockDim.x)
         L.next_medium[local.global_first[MEDIUM] + i] = local.medium[i];
 }
+
+__device__ inline void copy_out(const Level& L) { copy_out(L, [] {}); }
 // [balanced-copy-out-end]

@@ -251,9 +251,12 @@ push_pull_bfs(const PushPullArgs a)
                              large_queues(st.queue_set ^ 1), c.counts, &local, a.path_counts};
             bitmap_to_queues(L, frontier_bits, a.words, thread, threads);
             copy_out(L);
-            empty_local_queues(local);
             st.phase++;
-            if (!grid_sync(a.barrier, [&] { read_phase(c, counted); })) GIVE_UP();
+            if (!grid_sync(a.barrier, [&] {
+                    read_phase(c, counted);
+                    empty_local_queues(local);
+                }))
+                GIVE_UP();
             st.as_bitmap = 0;
             if (!take_queues(counted, st, a.num_vertices, a.large_capacity)) {
                 if (thread == 0) a.status[STATUS_ERROR] = ERROR_OVERFLOW;
@@ -319,12 +322,20 @@ push_pull_bfs(const PushPullArgs a)
             top_down_small(L, small_queues(st.queue_set), st.small_count, thread, threads,
                            SHARE_SHORT_QUEUES ? log_share(st.small_count, threads, 1,
                                                           WARP_THRESHOLD) : 0, found);
-            copy_out(L);
-            empty_local_queues(local);
+            // The count of what the block found goes out with its queues: thread 0 sends
+            // it between copy_out's two __syncthreads (add_tally would need one more).
+            sum_in_block(found, block_tally);
+            copy_out(L, [&] { send_block_tally(block_tally, c.tally); });
         }
-        add_tally(found, block_tally, c.tally);
+        if (st.direction == BOTTOM_UP) add_tally(found, block_tally, c.tally);
         st.phase++;
-        if (!grid_sync(a.barrier, [&] { read_phase(c, counted); })) GIVE_UP();
+        // Thread 0 reads what the phase counted, and empties the block's local queues,
+        // inside the barrier (empty_local_queues).
+        if (!grid_sync(a.barrier, [&] {
+                read_phase(c, counted);
+                empty_local_queues(local);
+            }))
+            GIVE_UP();
         // [push-pull-level-end]
 
         // [push-pull-count-begin]

@@ -221,11 +221,13 @@ __device__ inline bool take_queues(const PhaseCounts& p, SearchState& st, vertex
     return enqueued <= (bfs_u64)num_vertices && pieces <= large_capacity;
 }
 
-// The block's local queues are copied out; empty them for the next level's enqueues
-// (the grid barrier that follows orders this before them).
+// The block's local queues are copied out; empty them for the next level's enqueues.
+// Thread 0 does it inside the grid barrier that ends the level (grid_sync's after_wait):
+// the barrier's first __syncthreads waits for every thread's copy, its last one shows
+// the zeros to all, and no __syncthreads of its own is needed.
 __device__ inline void empty_local_queues(LocalQueues& local)
 {
-    __syncthreads();  // every thread of the block is done with the counts
-    if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
+    local.counts[SMALL] = 0;
+    local.counts[MEDIUM] = 0;
 }
 

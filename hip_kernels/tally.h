@@ -13,11 +13,16 @@ struct Tally {
 };
 
 // Add every thread's tally to the global one: a sum across the warp by shuffles, one
-// shared-memory atomic per warp, one global atomic per block. Every thread calls it. A
-// warp none of whose threads found anything, most of the grid's in a narrow level, skips
-// the sum after one vote: its shuffles would take the multiprocessor's shuffle unit from
-// the warps that did find something (chapter 6, "What every warp does at every level").
-__device__ inline void add_tally(Tally found, bfs_u64* block_tally, bfs_u64* tally)
+// shared-memory atomic per warp, one global atomic per block. A warp none of whose
+// threads found anything, most of the grid's in a narrow level, skips the sum after one
+// vote: its shuffles would take the multiprocessor's shuffle unit from the warps that
+// did find something (chapter 6, "What every warp does at every level").
+//
+// In two halves, with a __syncthreads between them: every thread adds its warp's sum to
+// the block's (sum_in_block), then thread 0 adds the block's to the global tally and
+// zeroes the block's (send_block_tally). add_tally does both; step 6's top-down level
+// sends the block's tally from copy_out, between the two __syncthreads it has anyway.
+__device__ inline void sum_in_block(Tally found, bfs_u64* block_tally)
 {
     if (warp_any(found.vertices > 0)) {  // the same for every lane of the warp
         for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
@@ -29,14 +34,22 @@ __device__ inline void add_tally(Tally found, bfs_u64* block_tally, bfs_u64* tal
             atomicAdd(&block_tally[1], found.edges);
         }
     }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        if (block_tally[0] > 0) {
-            atomicAdd(&tally[0], block_tally[0]);
-            atomicAdd(&tally[1], block_tally[1]);
-        }
-        block_tally[0] = 0;
-        block_tally[1] = 0;
+}
+
+__device__ inline void send_block_tally(bfs_u64* block_tally, bfs_u64* tally)  // thread 0
+{
+    if (block_tally[0] > 0) {
+        atomicAdd(&tally[0], block_tally[0]);
+        atomicAdd(&tally[1], block_tally[1]);
     }
+    block_tally[0] = 0;
+    block_tally[1] = 0;
+}
+
+__device__ inline void add_tally(Tally found, bfs_u64* block_tally, bfs_u64* tally)
+{
+    sum_in_block(found, block_tally);
+    __syncthreads();
+    if (threadIdx.x == 0) send_block_tally(block_tally, tally);
 }
 // [push-pull-tally-end]
