@@ -52,8 +52,8 @@
 #ifndef VP_MAX_DEGREE
 #error "compile with -DVP_MAX_DEGREE=<levels gathered by warps while no frontier vertex has more edges; 0: never>"
 #endif
-#ifndef VP_MAX_VERTICES
-#error "compile with -DVP_MAX_VERTICES=<levels gathered by warps while the frontier has at most this many>"
+#ifndef VP_MIN_VERTICES
+#error "compile with -DVP_MIN_VERTICES=<levels gathered by warps while the frontier has at least this many vertices>"
 #endif
 #if SB_BLOCK_SIZE % WARP_SIZE != 0
 #error "SB_BLOCK_SIZE must be a multiple of WARP_SIZE: the single block appends by whole warps"
@@ -61,9 +61,13 @@
 #if SB_BLOCK_SIZE / WARP_SIZE > WARP_SIZE
 #error "SB_BLOCK_SIZE may have at most WARP_SIZE warps: one warp scans their sums"
 #endif
-#if SB_CAPACITY < 1 || EDGE_BATCH < 1 || SB_EDGE_LIMIT < 0 || VP_MAX_DEGREE < 0 || VP_MAX_VERTICES < 0
-#error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1, and SB_EDGE_LIMIT, VP_MAX_DEGREE, VP_MAX_VERTICES >= 0"
+#if SB_CAPACITY < 1 || EDGE_BATCH < 1 || SB_EDGE_LIMIT < 0 || VP_MAX_DEGREE < 0 || VP_MIN_VERTICES < 0
+#error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1, and SB_EDGE_LIMIT, VP_MAX_DEGREE, VP_MIN_VERTICES >= 0"
 #endif
+
+// x >= least, for a least that may be 0 (VP_MIN_VERTICES: written inline, a compile-time
+// 0 draws a warning).
+__device__ inline bool at_least(bfs_u32 x, bfs_u32 least) { return x >= least; }
 #if SB_ROW_BATCH < 1
 #error "SB_ROW_BATCH must be at least 1"
 #endif

@@ -127,7 +127,8 @@ persistent_single(const PersistentArgs a, vertex_t start)
     for (;;) {
         const bfs_u32 count = counter[level % 3].vertices;
         const bfs_u32 total = counter[level % 3].edges;
-        const bool by_warp = VP_MAX_DEGREE > 0 && !counter[level % 3].wide && count <= VP_MAX_VERTICES;
+        const bool by_warp = VP_MAX_DEGREE > 0 && !counter[level % 3].wide &&
+                             at_least(count, VP_MIN_VERTICES);
         if (threadIdx.x == 0)
             stamp(a.stamps, a.stamp_capacity, level,
                   SB_ROW_WIDTH > 0 ? STAMP_SINGLE_BY_ROW : by_warp ? STAMP_SINGLE_BY_WARP : MODE_SINGLE,

@@ -206,7 +206,7 @@ def test_gathered_by_warps_or_a_thread_per_edge_by_the_frontier_degrees(device, 
     warp skips its first edge) the search goes wrong."""
     graph = spider(legs=9, length=40)  # the centre has 9 edges, every other vertex 1 or 2
     options = dict(SMALL_BLOCKS, edge_records=edge_records, vp_max_degree=4, edge_batch=2,
-                   rows=False)
+                   rows=False, vp_min_vertices=0)  # by warps at any width
     with PersistentBFS(device, graph, **options) as step:
         result = step.run(0, profile=True)
         check_run(step, 0, result)
@@ -216,12 +216,15 @@ def test_gathered_by_warps_or_a_thread_per_edge_by_the_frontier_degrees(device, 
         check_run(step, 5, result)
         assert step.last_profile["expansion"][:5] == ["warp"] * 5
         assert step.last_profile["expansion"][5] == "edge"
-    # A frontier of more than vp_max_vertices vertices (the 9 legs) goes a thread per edge.
-    with PersistentBFS(device, graph, **options, vp_max_vertices=8) as step:
-        result = step.run(0, profile=True)
-        check_run(step, 0, result)
-        sizes, expansion = frontier_sizes(result), step.last_profile["expansion"]
-        assert [e for e, k in zip(expansion, sizes) if k > 8] == ["edge"] * (len(sizes) - 1)
+    # A frontier of fewer than vp_min_vertices vertices goes a thread per edge: with 10,
+    # every level (the centre, then the 9 legs), with 9 all but the centre's by warps.
+    for least, want in ((10, "edge"), (9, "warp")):
+        with PersistentBFS(device, graph, **{**options, "vp_min_vertices": least}) as step:
+            result = step.run(0, profile=True)
+            check_run(step, 0, result)
+            sizes, expansion = frontier_sizes(result), step.last_profile["expansion"]
+            assert sizes[1:] == [9] * (len(sizes) - 1)
+            assert [e for e, k in zip(expansion, sizes) if k == 9] == [want] * (len(sizes) - 1)
     broken = edit_kernel("single_block_expand.h", "k[r] = done + r * WARP_SIZE + lane_id();",
                          "k[r] = done + r * WARP_SIZE + lane_id() + 1;")
     edited = single_block("single_block_expand.h", broken)

@@ -37,6 +37,13 @@ CHOICES = {1: "single", 7: "single", 8: "single", 2: "push", 6: "pull"}
 #: chapter 7): faster on email-Enron and as-22july06, the same elsewhere.
 HAND_BACK_AFTER = 5
 
+#: The single block gathers a level by warps only from this many vertices up (step 5's
+#: VP_MIN_VERTICES, 256): step 7's single block takes the narrow levels and leaves the
+#: wide ones to the grid, and a warp per 32 of them pays only once every warp of the
+#: block has its slots. On the H100 (chapter 7) Delaunay 2^20 and 2^22 took 3-5 % less
+#: than by warps at every width, and 1-2 % less than from 256.
+VP_MIN_VERTICES = 1024
+
 #: How the single block and the grid decide who runs a level: ``"capacity"``, the single
 #: block hands over a frontier that outgrows its queues or edge limit, and the grid gives
 #: back one that fits half of both; ``"measured"``, also each kernel times its levels with
@@ -71,13 +78,14 @@ def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
              bu_probe: int = push_pull.BU_PROBE, bu_warp_threshold: int | None = None,
              direction: str = "auto", hand_back_after: int = HAND_BACK_AFTER,
              handover: str = HANDOVER, check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
-             **single) -> dict:
+             vp_min_vertices: int = VP_MIN_VERTICES, **single) -> dict:
     """The ``-D`` macros of both kernels: step 5's (``single`` takes the single block's
     ``sb_capacity``, ``sb_edge_limit``, ... and step 4's queue tunables) and step 6's
     switch and bottom-up tunables. The choice between the kernels is made by step 5's
     rules: the single block hands over when its frontier has more than SB_CAPACITY
     vertices or SB_EDGE_LIMIT edges, the grid hands back when one fits in half of both."""
-    defines = persistent.tunables(warp_size, block_size, **single)
+    defines = persistent.tunables(warp_size, block_size, vp_min_vertices=vp_min_vertices,
+                                  **single)
     pp = push_pull.tunables(warp_size, block_size, alpha=alpha, beta=beta, bu_probe=bu_probe,
                             bu_warp_threshold=bu_warp_threshold, direction=direction,
                             check_before_claim=check_before_claim)
@@ -110,7 +118,7 @@ class AdaptiveBFS(PersistentBFS):
                  bu_warp_threshold: int | None = None, direction: str = "auto",
                  hand_back_after: int = HAND_BACK_AFTER, handover: str = HANDOVER,
                  check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
-                 rounds: int = ROUNDS, **options):
+                 vp_min_vertices: int = VP_MIN_VERTICES, rounds: int = ROUNDS, **options):
         """``options`` are step 5's (the single block, the grid's queues,
         ``max_grid_blocks``); ``hand_back_after``, ``handover`` (:data:`HANDOVERS`) and
         ``rounds`` this step's; the others step 6's."""
@@ -145,7 +153,8 @@ class AdaptiveBFS(PersistentBFS):
             directed = 0 if inputs.symmetric else 1
             check_fits(device, graph, bytes_per_vertex=37 + 4 + 4 + 1 + 16 + 8 * directed,
                        bytes_per_edge=20 + 4)
-            super().__init__(device, graph, rounds=rounds, **options)  # compiles both kernels
+            super().__init__(device, graph, rounds=rounds, vp_min_vertices=vp_min_vertices,
+                             **options)  # compiles both kernels
         except BaseException:
             prepared.free()
             raise

@@ -48,8 +48,12 @@ EDGE_BATCH = 4
 #: wait.
 VP_MAX_DEGREE = 16
 
-#: ... and while the frontier has at most this many vertices.
-VP_MAX_VERTICES = 1 << 20
+#: ... and while the frontier has at least this many vertices: a narrower level leaves
+#: most warps without a slot, and the whole block, a thread per edge, takes it in fewer
+#: trips. On the H100 (chapter 5) 256 was 1-2 % faster than by warps at every width on
+#: Delaunay 2^20 and 2^22, 1024 no faster, and a thread per edge at every width 4-7 %
+#: slower (graphs read as rows, the roads and the grid, never take this path).
+VP_MIN_VERTICES = 256
 
 #: A graph whose every vertex has at most this many edges (a road network, a mesh) is
 #: read by the single block as rows: each vertex's neighbours padded to a fixed width,
@@ -130,7 +134,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
              sb_capacity: int = SB_CAPACITY, sb_edge_limit: int = SB_EDGE_LIMIT,
              edge_batch: int = EDGE_BATCH, shared_bitmap: bool = True,
              edge_records: bool = True, hand_back: bool = True,
-             vp_max_degree: int = VP_MAX_DEGREE, vp_max_vertices: int = VP_MAX_VERTICES,
+             vp_max_degree: int = VP_MAX_DEGREE, vp_min_vertices: int = VP_MIN_VERTICES,
              row_width: int = 0, log: bool = False, row_batch: int = ROW_BATCH,
              measured_handover: bool = False, warp_bound: bool = WARP_BOUND, **grid) -> dict:
     """The ``-D`` macros of both kernels: step 4's for the grid (``grid`` takes its
@@ -142,7 +146,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
                    SB_EDGE_LIMIT=sb_edge_limit, EDGE_BATCH=edge_batch,
                    SHARED_BITMAP=int(bool(shared_bitmap)), EDGE_RECORDS=int(bool(edge_records)),
                    HAND_BACK=int(bool(hand_back)), VP_MAX_DEGREE=vp_max_degree,
-                   VP_MAX_VERTICES=vp_max_vertices, SB_ROW_WIDTH=row_width, SB_LOG=int(bool(log)),
+                   VP_MIN_VERTICES=vp_min_vertices, SB_ROW_WIDTH=row_width, SB_LOG=int(bool(log)),
                    SB_ROW_BATCH=row_batch, MEASURED_HANDOVER=int(bool(measured_handover)),
                    SB_WARP_BOUND=int(bool(warp_bound)))
     return defines
@@ -238,7 +242,7 @@ class PersistentBFS(GPUStep):
                  sb_edge_limit: int = SB_EDGE_LIMIT, edge_batch: int = EDGE_BATCH,
                  shared_bitmap: bool | None = None, edge_records: bool = True,
                  hand_back: bool = True, vp_max_degree: int = VP_MAX_DEGREE,
-                 vp_max_vertices: int = VP_MAX_VERTICES, rows: bool | None = None,
+                 vp_min_vertices: int = VP_MIN_VERTICES, rows: bool | None = None,
                  log: bool | None = None, rounds: int = ROUNDS,
                  max_grid_blocks: int | None = None, row_batch: int = ROW_BATCH,
                  warp_bound: bool = WARP_BOUND, **grid):
@@ -253,9 +257,9 @@ class PersistentBFS(GPUStep):
         n = graph.num_vertices
         self._check_options(device, sb_block_size, sb_edge_limit, edge_batch, rounds,
                             max_grid_blocks)
-        if min(vp_max_degree, vp_max_vertices) < 0:
-            raise RodiniaBFSError(f"vp_max_degree and vp_max_vertices must be at least 0, got "
-                                  f"{vp_max_degree} and {vp_max_vertices}")
+        if min(vp_max_degree, vp_min_vertices) < 0:
+            raise RodiniaBFSError(f"vp_max_degree and vp_min_vertices must be at least 0, got "
+                                  f"{vp_max_degree} and {vp_min_vertices}")
         width = row_width(graph, rows)
         if row_batch < 1 or row_batch * max(width, 1) > 32:
             raise RodiniaBFSError(f"row_batch must be at least 1 and row_batch times the row "
@@ -264,7 +268,7 @@ class PersistentBFS(GPUStep):
         log = bool(width) if log is None else bool(log)
         defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
                            sb_edge_limit, edge_batch, True, edge_records, hand_back,
-                           vp_max_degree, vp_max_vertices, width, log, row_batch,
+                           vp_max_degree, vp_min_vertices, width, log, row_batch,
                            warp_bound=warp_bound, **grid)
         balanced.BalancedBFS._check_tunables(device, defines, 1)
         capacity, in_shared, self.dynamic_shared = self._plan_shared_memory(
