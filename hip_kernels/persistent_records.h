@@ -64,10 +64,6 @@
 #if SB_CAPACITY < 1 || EDGE_BATCH < 1 || SB_EDGE_LIMIT < 0 || VP_MAX_DEGREE < 0 || VP_MIN_VERTICES < 0
 #error "need SB_CAPACITY >= 1, EDGE_BATCH >= 1, and SB_EDGE_LIMIT, VP_MAX_DEGREE, VP_MIN_VERTICES >= 0"
 #endif
-
-// x >= least, for a least that may be 0 (VP_MIN_VERTICES: written inline, a compile-time
-// 0 draws a warning).
-__device__ inline bool at_least(bfs_u32 x, bfs_u32 least) { return x >= least; }
 #if SB_ROW_BATCH < 1
 #error "SB_ROW_BATCH must be at least 1"
 #endif

@@ -305,6 +305,7 @@ push_pull_bfs(const PushPullArgs a)
                              a.bitmaps + next_map * a.words, a.path_counts};
             bottom_up(S, warp, warps, found);
             st.dirty |= 1u << next_map;
+            add_tally(found, block_tally, c.tally);
         } else {
             // Step 4's three gathers as top_down.h extends them, each over the whole
             // grid; `found` counts the vertices claimed.
@@ -327,7 +328,6 @@ push_pull_bfs(const PushPullArgs a)
             sum_in_block(found, block_tally);
             copy_out(L, [&] { send_block_tally(block_tally, c.tally); });
         }
-        if (st.direction == BOTTOM_UP) add_tally(found, block_tally, c.tally);
         st.phase++;
         // Thread 0 reads what the phase counted, and empties the block's local queues,
         // inside the barrier (empty_local_queues).

@@ -12,6 +12,10 @@
 #pragma once
 #include "single_block_expand.h"
 
+// x >= least, for a least that may be 0 (VP_MIN_VERTICES: written inline, a compile-time
+// 0 draws a warning).
+__device__ inline bool at_least(bfs_u32 x, bfs_u32 least) { return x >= least; }
+
 // [persistent-single-kernel-begin]
 extern "C" __global__ void __launch_bounds__(SB_BLOCK_SIZE)
 persistent_single(const PersistentArgs a, vertex_t start)
