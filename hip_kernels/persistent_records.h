@@ -47,7 +47,7 @@
 #error "compile with -DSB_WARP_BOUND=<1: a warp appends only as many entries a lane as its widest row has, 0: a row's width>"
 #endif
 #ifndef MEASURED_HANDOVER
-#error "compile with -DMEASURED_HANDOVER=<1: the single block hands over a level it runs slower than the grid, 0: only one that outgrows it>"
+#error "compile with -DMEASURED_HANDOVER=<2: the single block hands over once it has lost more time to the grid than a switch costs, 1: after two levels slower than the grid's, 0: only a level that outgrows it>"
 #endif
 #ifndef VP_MAX_DEGREE
 #error "compile with -DVP_MAX_DEGREE=<levels gathered by warps while no frontier vertex has more edges; 0: never>"
@@ -94,6 +94,9 @@ struct Control {
     // for running slower than that (0: it never did).
     bfs_u32 grid_ns;
     bfs_u32 slow_vertices;
+    // With MEASURED_HANDOVER 2: what the grid's last run spent outside its levels (its
+    // start and its hand-back), nanoseconds: what a switch costs.
+    bfs_u32 switch_ns;
 };
 #define MODE_SINGLE 1
 #define MODE_GRID 2

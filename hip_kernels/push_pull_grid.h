@@ -91,6 +91,9 @@ push_pull_bfs(const PushPullArgs a)
     __shared__ bfs_u64 run_began;
     __shared__ level_t run_first;
     __shared__ bfs_u32 slow_vertices;
+    // MEASURED_HANDOVER 2: the clock when the run's first level began and when its
+    // hand-back began.
+    __shared__ bfs_u64 levels_began, levels_ended;
     if (MEASURED_HANDOVER && threadIdx.x == 0) {
         run_began = device_clock();
         run_first = fresh ? 0 : a.control->level;
@@ -184,6 +187,9 @@ push_pull_bfs(const PushPullArgs a)
                          a.small_count + a.medium_count, a.large_count};
     }
     // [push-pull-kernel-end]
+#if ADAPTIVE_HANDOFF
+    if (MEASURED_HANDOVER == 2 && threadIdx.x == 0) levels_began = device_clock();
+#endif
 
     for (;;) {
         // [push-pull-depth-begin]
@@ -273,11 +279,13 @@ push_pull_bfs(const PushPullArgs a)
         // the grid: a hand-back costs more than the levels it would save there; a long
         // tail, a road network's or a mesh's, still goes to the single block.)
         const bfs_u32 slow = MEASURED_HANDOVER ? slow_vertices : 0u;
-        const bool narrow = slow == 0 || 2 * (bfs_u64)(st.small_count + st.medium_count) <= slow;
+        const bool narrow = slow == 0 || (MEASURED_HANDOVER == 2 ? 1 : 2) *
+                                             (bfs_u64)(st.small_count + st.medium_count) <= slow;
         fitting = !st.as_bitmap && narrow &&
                   fits_single_block(st.small_count, st.medium_count, st.large_count)
                       ? fitting + 1 : 0;
         if (fitting >= HAND_BACK_AFTER) {
+            if (MEASURED_HANDOVER == 2 && threadIdx.x == 0) levels_ended = device_clock();
             if (!grid_sync(a.barrier)) GIVE_UP();  // everyone has read the counters written here
             if (blockIdx.x == 0 && threadIdx.x < QUEUES) {
                 const bfs_u32 q = threadIdx.x;
@@ -381,8 +389,20 @@ push_pull_bfs(const PushPullArgs a)
             // What a level of this run cost, start and hand-back included. A fresh search
             // forgets the last search's measures; a run of no level keeps the one before.
             const bfs_u64 levels = (bfs_u64)(st.level - run_first);
-            const bfs_u64 mean = levels ? (device_clock() - run_began) / levels : 0;
+            const bfs_u64 now = device_clock();
+            if (MEASURED_HANDOVER == 2) {
+                // The levels alone; the rest of the run is the switch's cost.
+                const bfs_u64 in_levels = (handed_back ? levels_ended : now) - levels_began;
+                const bfs_u64 mean = levels ? in_levels / levels : 0;
+                const bfs_u64 outside = now - run_began - in_levels;
+                if (levels || fresh) {
+                    a.control->grid_ns = mean < 0xffffffffull ? (bfs_u32)mean : 0xffffffffu;
+                    a.control->switch_ns = outside < 0xffffffffull ? (bfs_u32)outside : 0xffffffffu;
+                }
+            } else {
+            const bfs_u64 mean = levels ? (now - run_began) / levels : 0;
             if (levels || fresh) a.control->grid_ns = mean < 0xffffffffull ? (bfs_u32)mean : 0xffffffffu;
+            }
             if (fresh) a.control->slow_vertices = 0;
             // [adaptive-measured-clock-end]
         }

@@ -44,6 +44,7 @@ persistent_single(const PersistentArgs a, vertex_t start)
     bfs_u32 slow_vertices = MEASURED_HANDOVER && !fresh ? a.control->slow_vertices : 0u;
     #if MEASURED_HANDOVER
     const bfs_u32 grid_ns = fresh ? 0u : a.control->grid_ns;
+    const bfs_u32 switch_ns = fresh ? 0u : a.control->switch_ns;
     const level_t first_level = level;
     #endif
     // [persistent-single-measured-end]
@@ -61,6 +62,8 @@ persistent_single(const PersistentArgs a, vertex_t start)
     #if MEASURED_HANDOVER
     __shared__ bfs_u64 level_began;  // thread 0's clock when the last level began
     __shared__ int was_slow;         // the level before that was slower than the grid's
+    __shared__ bfs_u32 lost;         // 2: time lost to the grid since a level as fast as its
+    __shared__ bfs_u32 fit_width;    // 2: the width expected to run as fast as the grid
     #endif
     __shared__ bfs_u32 warp_sums[SB_BLOCK_SIZE / WARP_SIZE];
     __shared__ LocalQueues local;
@@ -103,6 +106,7 @@ persistent_single(const PersistentArgs a, vertex_t start)
     if (threadIdx.x == 0) broken = 0;
     #if MEASURED_HANDOVER
     if (threadIdx.x == 0) was_slow = 0;
+    if (threadIdx.x == 0) lost = 0;
     #endif
     __syncthreads();  // the bitmap and the counters are ready; the grid's counts are read
     if (fresh && threadIdx.x == 0) {  // the host set every level and parent to -1
@@ -165,7 +169,11 @@ persistent_single(const PersistentArgs a, vertex_t start)
         // same in every thread).
         const bool slow = MEASURED_HANDOVER && counter[level % 3].slow;
         if (count > SB_CAPACITY || edges_at_most > SB_EDGE_LIMIT || slow) {
+    #if MEASURED_HANDOVER == 2
+            if (slow) slow_vertices = fit_width;  // the grid gives back frontiers this narrow
+    #else
             if (slow) slow_vertices = count;  // the grid gives back only narrower ones
+    #endif
             hand_over(S, Q, level % 2, count, level, &local);
             mode = MODE_GRID;
             enqueued -= count;  // the grid counts them again
@@ -180,9 +188,20 @@ persistent_single(const PersistentArgs a, vertex_t start)
         // reads the flag a barrier from now.
         if (threadIdx.x == 0) {
             const bfs_u64 now = device_clock();
+            if (MEASURED_HANDOVER == 2) {
+                if (level > first_level && grid_ns > 0) {
+                    const bfs_u64 took = now - level_began, was = lost + took;
+                    lost = was > grid_ns ? (bfs_u32)min(was - grid_ns, (bfs_u64)0xffffffffu) : 0u;
+                    if (lost > switch_ns) {
+                        next->slow = 1;
+                        fit_width = (bfs_u32)((float)previous * (float)grid_ns / (float)took);  // took > grid_ns here
+                    }
+                }
+            } else {
             const int slow_now = level > first_level && grid_ns > 0 && now - level_began > grid_ns;
             next->slow = slow_now && was_slow;
             was_slow = slow_now;
+            }
             level_began = now;
         }
     #endif

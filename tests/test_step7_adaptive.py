@@ -301,8 +301,9 @@ def test_grid_kernel_takes_step_5s_queue_thresholds(device, monkeypatch):
             assert compiled[macro] == step.defines[macro], macro
 
 
+@pytest.mark.parametrize("handover", ["measured", "weighed"])
 @pytest.mark.parametrize("name", ["grid-37x29", "graphgen-3001", "awkward"])
-def test_measured_hand_over(device, name):
+def test_measured_hand_over(device, name, handover):
     """The measured hand-over (the step's default) with small single-block queues, so
     that the frontier goes to the grid and back: every search ends exact whichever kernel
     the device clock gave each level to, and the grid leaves in the Control record the
@@ -311,9 +312,9 @@ def test_measured_hand_over(device, name):
     from rodinia_bfs.variants.persistent import CONTROL
 
     graph = GRAPHS[name]()
-    with AdaptiveBFS(device, graph, **SWITCHING | {"handover": "measured"}) as step:
+    with AdaptiveBFS(device, graph, **SWITCHING | {"handover": handover}) as step:
         assert step.defines["MEASURED_HANDOVER"] == 0  # step 5's; the compiled module's:
-        assert step._push_pull["MEASURED_HANDOVER"] == 1
+        assert step._push_pull["MEASURED_HANDOVER"] == {"measured": 1, "weighed": 2}[handover]
         for source in sources_of(graph):
             result = step.run(source)
             check_run(step, source, result)
@@ -327,5 +328,5 @@ def test_measured_hand_over(device, name):
 
 
 def test_handover_is_checked(device):
-    with pytest.raises(Exception, match="handover must be one of capacity, measured"):
+    with pytest.raises(Exception, match="handover must be one of capacity, measured, weighed"):
         AdaptiveBFS(device, grid2d(4, 4), handover="sometimes")

@@ -96,6 +96,7 @@ CONTROL = np.dtype([
     ("mode", "<u4"), ("level", "<i4"), ("source", "<i4"), ("enqueued", "<u4"),
     ("pieces", "<u4"), ("previous", "<u4"), ("visited_edges", "<u8"), ("log_to", "<u4"),
     ("log_level", "<i4"), ("grid_ns", "<u4"), ("slow_vertices", "<u4"),
+    ("switch_ns", "<u4"),
 ], align=True)
 #: Where :meth:`numpy.ndarray.item` puts the fields the host loop reads.
 CONTROL_MODE, CONTROL_LEVEL, CONTROL_ENQUEUED, CONTROL_PIECES = (
