@@ -47,7 +47,7 @@
 #error "compile with -DSB_WARP_BOUND=<1: a warp appends only as many entries a lane as its widest row has, 0: a row's width>"
 #endif
 #ifndef MEASURED_HANDOVER
-#error "compile with -DMEASURED_HANDOVER=<2: the single block hands over once it has lost more time to the grid than a switch costs, 1: after two levels slower than the grid's, 0: only a level that outgrows it>"
+#error "compile with -DMEASURED_HANDOVER=<1: the single block also hands over once it has lost more time to the grid than a switch costs, 0: only a level that outgrows it>"
 #endif
 #ifndef VP_MAX_DEGREE
 #error "compile with -DVP_MAX_DEGREE=<levels gathered by warps while no frontier vertex has more edges; 0: never>"
@@ -89,13 +89,12 @@ struct Control {
     bfs_u32 log_to;
     level_t log_level;
     // With MEASURED_HANDOVER (step 7), what each kernel measured of the tiers: the mean
-    // time of a level of the grid's last run (nanoseconds of the device clock; 0: none
-    // yet), and the frontier's vertices when the single block last handed over a level
-    // for running slower than that (0: it never did).
+    // time of a level of the grid's last run, its levels alone, and what that run spent
+    // outside its levels, its start and its hand-back (nanoseconds of the device clock;
+    // 0: none yet); and the width the single block expects to run as fast as the grid,
+    // named when it last handed over a level for being slow (0: it never did).
     bfs_u32 grid_ns;
     bfs_u32 slow_vertices;
-    // With MEASURED_HANDOVER 2: what the grid's last run spent outside its levels (its
-    // start and its hand-back), nanoseconds: what a switch costs.
     bfs_u32 switch_ns;
 };
 #define MODE_SINGLE 1

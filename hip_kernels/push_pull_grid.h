@@ -73,27 +73,23 @@ push_pull_bfs(const PushPullArgs a)
     bool handed_back = false;
     bfs_u32 fitting = 0;  // levels in a row whose frontier the single block could take
     // [adaptive-measured-begin]
-    // MEASURED_HANDOVER: thread 0 times this run of the grid with the device clock, from
-    // its start to its end, and leaves what a level of it cost for the single block: the
-    // run's time over its levels, its start (the frontier taken from the Control record)
-    // and its hand-back included. (A short run pays those over few levels, and the single
-    // block should give up a level only to a grid that is faster with them; a level of a
-    // few vertices alone would make the single block give up levels that it runs faster
-    // than the grid.) A frontier goes back only when it is at most half as wide as the
-    // last one the single block gave up for being slow (slow_vertices, 0: none was; used
-    // where a hand-back is decided, below). Thread 0's clock and slow_vertices live in
-    // shared memory, not in registers that every thread of the grid would hold for the
-    // whole search: this kernel has 64 registers a thread, and what does not fit them
+    // MEASURED_HANDOVER: thread 0 times this run of the grid with the device clock and
+    // leaves two figures for the single block: what a level of the run cost (its levels
+    // alone, from the first one's start to the hand-back), and what the run spent outside
+    // its levels, its start and its hand-back: what a switch to the grid and back costs.
+    // The single block weighs the time it loses to the grid's levels against that cost.
+    // A frontier goes back only when it is at most as wide as the single block expects
+    // to run as fast as the grid (slow_vertices, 0: it never handed over for being slow;
+    // used where a hand-back is decided, below). Thread 0's clocks and slow_vertices live
+    // in shared memory, not in registers that every thread of the grid would hold for
+    // the whole search: this kernel has 64 registers a thread, and what does not fit them
     // spills to memory, reloaded at every level (chapter 7 measures it). Nor is
     // slow_vertices read from the Control record by every thread at each level:
     // thousands of requests for one word at the L2 (chapter 6, "Reading the counts once
     // per block").
-    __shared__ bfs_u64 run_began;
+    __shared__ bfs_u64 run_began, levels_began, levels_ended;
     __shared__ level_t run_first;
     __shared__ bfs_u32 slow_vertices;
-    // MEASURED_HANDOVER 2: the clock when the run's first level began and when its
-    // hand-back began.
-    __shared__ bfs_u64 levels_began, levels_ended;
     if (MEASURED_HANDOVER && threadIdx.x == 0) {
         run_began = device_clock();
         run_first = fresh ? 0 : a.control->level;
@@ -188,7 +184,7 @@ push_pull_bfs(const PushPullArgs a)
     }
     // [push-pull-kernel-end]
 #if ADAPTIVE_HANDOFF
-    if (MEASURED_HANDOVER == 2 && threadIdx.x == 0) levels_began = device_clock();
+    if (MEASURED_HANDOVER && threadIdx.x == 0) levels_began = device_clock();
 #endif
 
     for (;;) {
@@ -279,13 +275,12 @@ push_pull_bfs(const PushPullArgs a)
         // the grid: a hand-back costs more than the levels it would save there; a long
         // tail, a road network's or a mesh's, still goes to the single block.)
         const bfs_u32 slow = MEASURED_HANDOVER ? slow_vertices : 0u;
-        const bool narrow = slow == 0 || (MEASURED_HANDOVER == 2 ? 1 : 2) *
-                                             (bfs_u64)(st.small_count + st.medium_count) <= slow;
+        const bool narrow = slow == 0 || st.small_count + st.medium_count <= slow;
         fitting = !st.as_bitmap && narrow &&
                   fits_single_block(st.small_count, st.medium_count, st.large_count)
                       ? fitting + 1 : 0;
         if (fitting >= HAND_BACK_AFTER) {
-            if (MEASURED_HANDOVER == 2 && threadIdx.x == 0) levels_ended = device_clock();
+            if (MEASURED_HANDOVER && threadIdx.x == 0) levels_ended = device_clock();
             if (!grid_sync(a.barrier)) GIVE_UP();  // everyone has read the counters written here
             if (blockIdx.x == 0 && threadIdx.x < QUEUES) {
                 const bfs_u32 q = threadIdx.x;
@@ -386,22 +381,17 @@ push_pull_bfs(const PushPullArgs a)
         a.control->previous = st.previous_vertices;
         if (MEASURED_HANDOVER) {
             // [adaptive-measured-clock-begin]
-            // What a level of this run cost, start and hand-back included. A fresh search
-            // forgets the last search's measures; a run of no level keeps the one before.
+            // What a level of this run cost, and what the run spent outside its levels
+            // (its start and its hand-back). A fresh search forgets the last search's
+            // measures; a run of no level keeps the ones before.
             const bfs_u64 levels = (bfs_u64)(st.level - run_first);
             const bfs_u64 now = device_clock();
-            if (MEASURED_HANDOVER == 2) {
-                // The levels alone; the rest of the run is the switch's cost.
-                const bfs_u64 in_levels = (handed_back ? levels_ended : now) - levels_began;
-                const bfs_u64 mean = levels ? in_levels / levels : 0;
-                const bfs_u64 outside = now - run_began - in_levels;
-                if (levels || fresh) {
-                    a.control->grid_ns = mean < 0xffffffffull ? (bfs_u32)mean : 0xffffffffu;
-                    a.control->switch_ns = outside < 0xffffffffull ? (bfs_u32)outside : 0xffffffffu;
-                }
-            } else {
-            const bfs_u64 mean = levels ? (now - run_began) / levels : 0;
-            if (levels || fresh) a.control->grid_ns = mean < 0xffffffffull ? (bfs_u32)mean : 0xffffffffu;
+            const bfs_u64 in_levels = (handed_back ? levels_ended : now) - levels_began;
+            const bfs_u64 mean = levels ? in_levels / levels : 0;
+            const bfs_u64 outside = now - run_began - in_levels;
+            if (levels || fresh) {
+                a.control->grid_ns = mean < 0xffffffffull ? (bfs_u32)mean : 0xffffffffu;
+                a.control->switch_ns = outside < 0xffffffffull ? (bfs_u32)outside : 0xffffffffu;
             }
             if (fresh) a.control->slow_vertices = 0;
             // [adaptive-measured-clock-end]

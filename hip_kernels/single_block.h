@@ -39,8 +39,9 @@ persistent_single(const PersistentArgs a, vertex_t start)
     bfs_u32 previous = fresh ? 0 : a.control->previous;
     bfs_u64 visited_edges = fresh ? 0 : a.control->visited_edges;
     // [persistent-single-measured-begin]
-    // MEASURED_HANDOVER: what a grid level costs, as the grid measured it (0: unknown),
-    // and the width of the last level handed over for being slow.
+    // MEASURED_HANDOVER: what a grid level costs and what a switch to the grid and back
+    // costs, as the grid measured them (0: unknown), and the width the block expects to
+    // run as fast as the grid, named when it last handed a level over for being slow.
     bfs_u32 slow_vertices = MEASURED_HANDOVER && !fresh ? a.control->slow_vertices : 0u;
     #if MEASURED_HANDOVER
     const bfs_u32 grid_ns = fresh ? 0u : a.control->grid_ns;
@@ -61,9 +62,8 @@ persistent_single(const PersistentArgs a, vertex_t start)
     #endif
     #if MEASURED_HANDOVER
     __shared__ bfs_u64 level_began;  // thread 0's clock when the last level began
-    __shared__ int was_slow;         // the level before that was slower than the grid's
-    __shared__ bfs_u32 lost;         // 2: time lost to the grid since a level as fast as its
-    __shared__ bfs_u32 fit_width;    // 2: the width expected to run as fast as the grid
+    __shared__ bfs_u32 lost;         // ns lost to the grid's levels since the block kept up
+    __shared__ bfs_u32 fit_width;    // the width it expects to run as fast as the grid
     #endif
     __shared__ bfs_u32 warp_sums[SB_BLOCK_SIZE / WARP_SIZE];
     __shared__ LocalQueues local;
@@ -105,7 +105,6 @@ persistent_single(const PersistentArgs a, vertex_t start)
     if (threadIdx.x < 2) local.counts[threadIdx.x] = 0;
     if (threadIdx.x == 0) broken = 0;
     #if MEASURED_HANDOVER
-    if (threadIdx.x == 0) was_slow = 0;
     if (threadIdx.x == 0) lost = 0;
     #endif
     __syncthreads();  // the bitmap and the counters are ready; the grid's counts are read
@@ -164,15 +163,12 @@ persistent_single(const PersistentArgs a, vertex_t start)
         const bfs_u32 edges_at_most = SB_ROW_WIDTH > 0 ? count * SB_ROW_WIDTH : total;
         // [persistent-single-hand-over-rule-begin]
         // The level goes to the grid when it outgrows the block's queues or edge limit,
-        // and with MEASURED_HANDOVER also when the block ran two levels in a row (the
-        // two before the last) slower than the grid runs a level on average (`slow`, the
-        // same in every thread).
+        // and with MEASURED_HANDOVER also when the time the block has lost to the grid's
+        // levels exceeds what a switch costs (`slow`, the same in every thread).
         const bool slow = MEASURED_HANDOVER && counter[level % 3].slow;
         if (count > SB_CAPACITY || edges_at_most > SB_EDGE_LIMIT || slow) {
-    #if MEASURED_HANDOVER == 2
+    #if MEASURED_HANDOVER
             if (slow) slow_vertices = fit_width;  // the grid gives back frontiers this narrow
-    #else
-            if (slow) slow_vertices = count;  // the grid gives back only narrower ones
     #endif
             hand_over(S, Q, level % 2, count, level, &local);
             mode = MODE_GRID;
@@ -183,25 +179,14 @@ persistent_single(const PersistentArgs a, vertex_t start)
         LevelCount* const next = &counter[(level + 1) % 3];
     #if MEASURED_HANDOVER
         // Thread 0 times the level before this one (from its start to this one's, the
-        // barrier included) and tells the next level whether it and the one before it
-        // were both slower than a grid level (one slow level may be noise): every thread
-        // reads the flag a barrier from now.
+        // barrier included) and weighs it (weigh_level, single_block_queues.h): once the
+        // block has lost more time to the grid than a switch costs, it flags the next
+        // level for the grid, which every thread reads a barrier from now.
         if (threadIdx.x == 0) {
             const bfs_u64 now = device_clock();
-            if (MEASURED_HANDOVER == 2) {
-                if (level > first_level && grid_ns > 0) {
-                    const bfs_u64 took = now - level_began, was = lost + took;
-                    lost = was > grid_ns ? (bfs_u32)min(was - grid_ns, (bfs_u64)0xffffffffu) : 0u;
-                    if (lost > switch_ns) {
-                        next->slow = 1;
-                        fit_width = (bfs_u32)((float)previous * (float)grid_ns / (float)took);  // took > grid_ns here
-                    }
-                }
-            } else {
-            const int slow_now = level > first_level && grid_ns > 0 && now - level_began > grid_ns;
-            next->slow = slow_now && was_slow;
-            was_slow = slow_now;
-            }
+            if (level > first_level && grid_ns > 0 &&
+                weigh_level(lost, now - level_began, grid_ns, switch_ns, previous, fit_width))
+                next->slow = 1;
             level_began = now;
         }
     #endif

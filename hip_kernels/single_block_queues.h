@@ -22,8 +22,28 @@ struct LevelCount {
     bfs_u32 vertices;
     bfs_u32 edges;
     bfs_u32 wide;
-    bfs_u32 slow;  // MEASURED_HANDOVER: two levels in a row ran slower than a grid level
+    bfs_u32 slow;  // MEASURED_HANDOVER: the block lost more time to the grid than a switch costs
 };
+
+// [persistent-single-weigh-begin]
+// The measured hand-over's rule (rent or buy): the single block adds what a level `took`
+// beyond a grid level (grid_ns) to the time `lost` to the grid, back to zero once it
+// keeps up, and switches to the grid once it has lost more than a switch costs
+// (switch_ns): it pays at most a switch's cost in slow levels before it pays the switch.
+// Returns whether to switch, with the width `fit` that the block would run as fast as the
+// grid if a level's time grows with its width (narrower than the level's `width` when the
+// level took longer than a grid level, as the level that passes the cost does).
+__device__ inline bool weigh_level(bfs_u32& lost, bfs_u64 took, bfs_u32 grid_ns,
+                                   bfs_u32 switch_ns, bfs_u32 width, bfs_u32& fit)
+{
+    const bfs_u64 was = (bfs_u64)lost + took;
+    const bfs_u64 over = was > grid_ns ? was - grid_ns : 0u;
+    lost = over < 0xffffffffull ? (bfs_u32)over : 0xffffffffu;
+    if (lost <= switch_ns) return false;
+    fit = took > grid_ns ? (bfs_u32)((float)width * (float)grid_ns / (float)took) : width;
+    return true;
+}
+// [persistent-single-weigh-end]
 
 __device__ inline bfs_u32 counted_edges(bfs_u32 degree)
 {

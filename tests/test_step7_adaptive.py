@@ -301,20 +301,19 @@ def test_grid_kernel_takes_step_5s_queue_thresholds(device, monkeypatch):
             assert compiled[macro] == step.defines[macro], macro
 
 
-@pytest.mark.parametrize("handover", ["measured", "weighed"])
 @pytest.mark.parametrize("name", ["grid-37x29", "graphgen-3001", "awkward"])
-def test_measured_hand_over(device, name, handover):
+def test_measured_hand_over(device, name):
     """The measured hand-over (the step's default) with small single-block queues, so
     that the frontier goes to the grid and back: every search ends exact whichever kernel
     the device clock gave each level to, and the grid leaves in the Control record the
-    mean time of the levels it timed (nanoseconds), which the single block compares its
-    own with."""
+    mean time of the levels it timed and what its run spent outside them (nanoseconds),
+    which the single block weighs its own levels against."""
     from rodinia_bfs.variants.persistent import CONTROL
 
     graph = GRAPHS[name]()
-    with AdaptiveBFS(device, graph, **SWITCHING | {"handover": handover}) as step:
+    with AdaptiveBFS(device, graph, **SWITCHING | {"handover": "measured"}) as step:
         assert step.defines["MEASURED_HANDOVER"] == 0  # step 5's; the compiled module's:
-        assert step._push_pull["MEASURED_HANDOVER"] == {"measured": 1, "weighed": 2}[handover]
+        assert step._push_pull["MEASURED_HANDOVER"] == 1
         for source in sources_of(graph):
             result = step.run(source)
             check_run(step, source, result)
@@ -322,11 +321,88 @@ def test_measured_hand_over(device, name, handover):
             grid_levels = sum(choice != "single" for choice in step.last_choices)
             if grid_levels >= 2:  # the grid timed at least one whole level of its own
                 assert control["grid_ns"] > 0
-            # The single block recorded a width only when it gave a level up for being
-            # slow, and such a level had a frontier of its own.
-            assert control["slow_vertices"] <= graph.num_vertices
+                # Its start and hand-back took some time, less than the clock's range
+                # (a start or end misplaced would wrap around).
+                assert 0 < control["switch_ns"] < 2**32 - 1
+            # The single block names a width only when it gives a level up for being
+            # slow: narrower than the level it ran slower than the grid, which fitted
+            # its queues.
+            assert control["slow_vertices"] <= step.sb_capacity
 
 
 def test_handover_is_checked(device):
-    with pytest.raises(Exception, match="handover must be one of capacity, measured, weighed"):
+    with pytest.raises(Exception, match="handover must be one of capacity, measured"):
         AdaptiveBFS(device, grid2d(4, 4), handover="sometimes")
+
+
+# -- the measured hand-over's rule ------------------------------------------------------------
+
+WEIGH_KERNEL = """
+#include "single_block_queues.h"
+extern "C" __global__ void weigh(const bfs_u32* in, bfs_u32* out, bfs_u32 n)
+{
+    const bfs_u32 i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    const bfs_u32* c = in + 5 * i;  // lost, took, grid_ns, switch_ns, width
+    bfs_u32 lost = c[0], fit = 0xffffffffu;
+    const bool go = weigh_level(lost, c[1], c[2], c[3], c[4], fit);
+    out[3 * i] = lost;
+    out[3 * i + 1] = go;
+    out[3 * i + 2] = fit;
+}
+"""
+
+
+def weigh_by_hand(lost: int, took: int, grid_ns: int, switch_ns: int, width: int):
+    """The rule as chapter 7 states it: the time lost grows by what a level took beyond a
+    grid level, back to zero once the block keeps up; switch once it exceeds a switch's
+    cost, naming the width that would take a grid level at the level's cost per vertex."""
+    lost = max(lost + took - grid_ns, 0)
+    go = lost > switch_ns
+    return lost, go, (width * grid_ns / took if took > grid_ns else width) if go else None
+
+
+def test_weigh_level_is_rent_or_buy(device):
+    """weigh_level (single_block_queues.h), the single block's measured hand-over, against
+    the rule by hand: levels as fast as the grid's lose nothing, slow ones add up until
+    they pass a switch's cost, a fast one forgives what was lost, and the width it names
+    is narrower than the slow level's."""
+    cases = [(0, 900, 1000, 5000, 700),       # faster than the grid: nothing lost
+             (4000, 1000, 1000, 5000, 700),   # as fast: the loss stays
+             (4500, 1400, 1000, 5000, 700),   # 4,900: not yet a switch's cost
+             (4800, 1400, 1000, 5000, 700),   # 5,200: switch
+             (5000, 1000, 1000, 5000, 700),   # exactly the cost: no switch
+             (5000, 3000, 1000, 5000, 2048),  # a level three times a grid level's
+             (3000, 100, 1000, 5000, 700),    # a fast level forgives 900 ns
+             (0, 20000, 1000, 0, 1000),       # a switch that costs nothing: the first slow level
+             (0xfffffff0, 0x7fffffff, 1, 5, 9)]  # the loss saturates at 2^32 - 1
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        cases.append((int(rng.integers(0, 20000)), int(rng.integers(1, 30000)),
+                      int(rng.integers(1, 10000)), int(rng.integers(0, 40000)),
+                      int(rng.integers(1, 2049))))
+    defines = AdaptiveBFS.default_defines(device.warp_size)
+    module = device.compile(WEIGH_KERNEL, "weigh.hip", defines=defines, headers=kernel_headers())
+    flat = np.array(cases, dtype=np.uint32).ravel()
+    inputs, out = device.to_device(flat), device.malloc(12 * len(cases))
+    try:
+        device.launch(module.get_function("weigh"), (len(cases) + 127) // 128, 128,
+                      (inputs, out, np.uint32(len(cases))))
+        device.synchronize()
+        got = device.from_device(out, 3 * len(cases), np.uint32).reshape(-1, 3)
+    finally:
+        device.free(inputs)
+        device.free(out)
+    switched = 0
+    for case, (lost, go, fit) in zip(cases, got):
+        want_lost, want_go, want_fit = weigh_by_hand(*case)
+        assert int(lost) == min(want_lost, 2**32 - 1), case
+        assert bool(go) == want_go, case
+        if want_go:
+            switched += 1
+            assert abs(int(fit) - want_fit) <= 1 + want_fit * 1e-6, case
+            assert int(fit) <= case[4], case
+            if case[1] > case[2]:  # the level took longer than a grid level
+                assert int(fit) < case[4], case
+    assert 0 < switched < len(cases)
+    assert [bool(g) for g in got[:6, 1]] == [False, False, False, True, False, True]

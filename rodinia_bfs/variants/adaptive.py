@@ -47,10 +47,11 @@ VP_MIN_VERTICES = 1024
 #: How the single block and the grid decide who runs a level: ``"capacity"``, the single
 #: block hands over a frontier that outgrows its queues or edge limit, and the grid gives
 #: back one that fits half of both; ``"measured"``, also each kernel times its levels with
-#: the device clock: the single block hands over when it ran two levels in a row slower
-#: than the grid's mean level, and the grid gives back only a frontier at most half as
-#: wide as the one the single block gave up.
-HANDOVERS = ("capacity", "measured", "weighed")
+#: the device clock: the single block hands over once the time it lost to the grid's
+#: levels exceeds what a switch costs (what the grid's last run spent outside its
+#: levels), and the grid gives back only a frontier as narrow as the single block expects
+#: to run as fast as the grid.
+HANDOVERS = ("capacity", "measured")
 HANDOVER = "measured"
 
 #: Threads per block of the grid: step 6's (512), not step 5's (1024). Step 6's kernel
@@ -91,7 +92,7 @@ def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
                             check_before_claim=check_before_claim)
     defines.update({k: pp[k] for k in PUSH_PULL_MACROS})
     defines["HAND_BACK_AFTER"] = hand_back_after
-    defines["MEASURED_HANDOVER"] = HANDOVERS.index(handover)
+    defines["MEASURED_HANDOVER"] = int(handover == "measured")
     return defines
 # [adaptive-tunables-end]
 
@@ -137,7 +138,7 @@ class AdaptiveBFS(PersistentBFS):
         if hand_back_after < 1:
             raise RodiniaBFSError(f"hand_back_after must be at least 1, got {hand_back_after}")
         self._push_pull["HAND_BACK_AFTER"] = hand_back_after
-        self._push_pull["MEASURED_HANDOVER"] = HANDOVERS.index(handover)
+        self._push_pull["MEASURED_HANDOVER"] = int(handover == "measured")
         self.handover = handover
         # The two CSR arrays go to the device first, and step 6's inputs are built there
         # (graph_prep.py): whether the graph is symmetric decides what it needs.
