@@ -196,6 +196,22 @@ def check_sources(step, sources) -> None:
         check_run(step, source, step.run(source))
 
 
+def run_per_case(device, module, kernel: str, inputs: np.ndarray, cases: int,
+                 outputs_per_case: int) -> np.ndarray:
+    """Launch ``kernel(in, out, cases)`` of ``module`` with a thread per case over the
+    uint32 ``inputs``, and return its ``outputs_per_case`` uint32 words a case."""
+    data = device.to_device(inputs.astype(np.uint32))
+    out = device.malloc(4 * outputs_per_case * cases)
+    try:
+        device.launch(module.get_function(kernel), (cases + 127) // 128, 128,
+                      (data, out, np.uint32(cases)))
+        device.synchronize()
+        return device.from_device(out, outputs_per_case * cases, np.uint32).reshape(cases, -1)
+    finally:
+        device.free(data)
+        device.free(out)
+
+
 def edit_kernel(kernel_file: str, old: str, new: str) -> str:
     """The text of ``hip_kernels/<kernel_file>`` with ``old`` replaced by ``new``: a kernel
     broken on purpose. Fails if ``old`` is not there (the test would prove nothing)."""

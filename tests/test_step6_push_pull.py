@@ -23,7 +23,7 @@ from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.push_pull import ALPHA, PushPullBFS, rule_table, tunables
 
 import helpers
-from helpers import (awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip,
+from helpers import (awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip, run_per_case,
                      pairwise_params, scipy_levels)
 
 
@@ -509,16 +509,7 @@ def test_log_share_is_the_largest_share_that_fits(device):
                       int(1 << rng.integers(0, 7)), int(rng.integers(1, 1 << rng.integers(1, 20)))))
     module = device.compile(SHARES_KERNEL, "shares.hip", defines=tunables(device.warp_size),
                             headers=kernel_headers())
-    flat = np.array(cases, dtype=np.uint32).ravel()
-    inputs, out = device.to_device(flat), device.malloc(4 * len(cases))
-    try:
-        device.launch(module.get_function("shares"), (len(cases) + 127) // 128, 128,
-                      (inputs, out, np.uint32(len(cases))))
-        device.synchronize()
-        got = device.from_device(out, len(cases), np.uint32)
-    finally:
-        device.free(inputs)
-        device.free(out)
+    got = run_per_case(device, module, "shares", np.array(cases).ravel(), len(cases), 1)[:, 0]
     expected = [log_share_by_loop(*case) for case in cases]
     wrong = [(case, int(g), e) for case, g, e in zip(cases, got, expected) if g != e]
     assert not wrong, wrong[:5]

@@ -15,7 +15,7 @@ from rodinia_bfs.variants.adaptive import CHOICES, HAND_BACK_AFTER, AdaptiveBFS
 from rodinia_bfs.variants.persistent import LEVEL_STAMP
 from rodinia_bfs.variants.push_pull import rule_table
 
-from helpers import GRAPHS, check_run, pairwise_params, sources_of
+from helpers import GRAPHS, check_run, pairwise_params, run_per_case, sources_of
 from test_step5_persistent import (SMALL_BLOCKS, check_search, frontier_sizes, one_way, path_graph,
                                    spider, stopped_in)
 
@@ -383,16 +383,7 @@ def test_weigh_level_is_rent_or_buy(device):
                       int(rng.integers(1, 2049))))
     defines = AdaptiveBFS.default_defines(device.warp_size)
     module = device.compile(WEIGH_KERNEL, "weigh.hip", defines=defines, headers=kernel_headers())
-    flat = np.array(cases, dtype=np.uint32).ravel()
-    inputs, out = device.to_device(flat), device.malloc(12 * len(cases))
-    try:
-        device.launch(module.get_function("weigh"), (len(cases) + 127) // 128, 128,
-                      (inputs, out, np.uint32(len(cases))))
-        device.synchronize()
-        got = device.from_device(out, 3 * len(cases), np.uint32).reshape(-1, 3)
-    finally:
-        device.free(inputs)
-        device.free(out)
+    got = run_per_case(device, module, "weigh", np.array(cases).ravel(), len(cases), 3)
     switched = 0
     for case, (lost, go, fit) in zip(cases, got):
         want_lost, want_go, want_fit = weigh_by_hand(*case)
