@@ -29,7 +29,8 @@ struct LevelCount {
 // The measured hand-over's rule (rent or buy): the single block adds what a level `took`
 // beyond a grid level (grid_ns) to the time `lost` to the grid, back to zero once it
 // keeps up, and switches to the grid once it has lost more than a switch costs
-// (switch_ns): it pays at most a switch's cost in slow levels before it pays the switch.
+// (switch_ns): it pays a switch's cost in slow levels (and one level more) before it
+// pays the switch.
 // Returns whether to switch, with the width `fit` that the block would run as fast as the
 // grid if a level's time grows with its width (narrower than the level's `width` when the
 // level took longer than a grid level, as the level that passes the cost does).
