@@ -116,6 +116,13 @@ __device__ inline bfs_u64 device_clock() { return (bfs_u64)wall_clock64(); }  //
 #endif
 // [common-clock-end]
 
+// A span of the clock kept in 32 bits (the Control record's measures), the largest
+// 32-bit value where it does not fit.
+__device__ inline bfs_u32 clock_u32(bfs_u64 span)
+{
+    return span < 0xffffffffull ? (bfs_u32)span : 0xffffffffu;
+}
+
 // [common-grid-barrier-begin]
 // A grid-wide barrier for kernels launched cooperatively (Device.launch_cooperative):
 // every block is resident at once, so a block may wait for all the others. ROCm's

@@ -390,8 +390,8 @@ push_pull_bfs(const PushPullArgs a)
             const bfs_u64 mean = levels ? in_levels / levels : 0;
             const bfs_u64 outside = now - run_began - in_levels;
             if (levels || fresh) {
-                a.control->grid_ns = mean < 0xffffffffull ? (bfs_u32)mean : 0xffffffffu;
-                a.control->switch_ns = outside < 0xffffffffull ? (bfs_u32)outside : 0xffffffffu;
+                a.control->grid_ns = clock_u32(mean);
+                a.control->switch_ns = clock_u32(outside);
             }
             if (fresh) a.control->slow_vertices = 0;
             // [adaptive-measured-clock-end]

@@ -38,8 +38,7 @@ __device__ inline bool weigh_level(bfs_u32& lost, bfs_u64 took, bfs_u32 grid_ns,
                                    bfs_u32 switch_ns, bfs_u32 width, bfs_u32& fit)
 {
     const bfs_u64 was = (bfs_u64)lost + took;
-    const bfs_u64 over = was > grid_ns ? was - grid_ns : 0u;
-    lost = over < 0xffffffffull ? (bfs_u32)over : 0xffffffffu;
+    lost = clock_u32(was > grid_ns ? was - grid_ns : 0u);
     if (lost <= switch_ns) return false;
     fit = took > grid_ns ? (bfs_u32)((float)width * (float)grid_ns / (float)took) : width;
     return true;
