@@ -96,6 +96,10 @@ struct Control {
     bfs_u32 grid_ns;
     bfs_u32 slow_vertices;
     bfs_u32 switch_ns;
+    // Step 7: how many times the grid has handed the frontier back in this search (the
+    // host queues the single block behind the next search's first grid launch only if
+    // this search needed it).
+    bfs_u32 hand_backs;
 };
 #define MODE_SINGLE 1
 #define MODE_GRID 2

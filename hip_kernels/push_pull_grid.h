@@ -366,6 +366,7 @@ push_pull_bfs(const PushPullArgs a)
 #if ADAPTIVE_HANDOFF
         // Where the search stands, for the single block and the host.
         if (fresh) a.control->source = a.source;
+        a.control->hand_backs = (fresh ? 0u : a.control->hand_backs) + (handed_back ? 1u : 0u);
         if (!handed_back) stamp(a.stamps, a.stamp_capacity, st.level, MODE_DONE, 0);
         a.control->mode = a.status[STATUS_ERROR] ? MODE_RUNAWAY
                         : handed_back              ? MODE_SINGLE

@@ -113,6 +113,39 @@ def test_a_short_tail_stays_in_the_grid(device, after):
         assert choices[-1] == "single" and waits == 2
 
 
+@pytest.mark.parametrize("grid_alone", [True, False])
+def test_the_grid_alone_after_a_search_it_ran_whole(device, grid_alone):
+    """After a search whose grid handed nothing back (a Kronecker graph's, its short tail
+    kept in the grid), the next search's first batch is the grid's launch alone; a search
+    that then needs the single block (down a path of the same graph) takes a batch more
+    and ends exact, and the search after it queues both kernels again. With
+    grid_alone=False every batch has both."""
+    core = kronecker(11, seed=3)
+    n, length = core.num_vertices, 300
+    src, dst = core.edges()
+    path = np.arange(n, n + length)
+    graph = CSRGraph.from_edges(np.r_[src, path[:-1], path[1:]],
+                                np.r_[dst, path[1:], path[:-1]], n + length,
+                                name="kronecker-and-path")
+    end = n + length - 1
+    with AdaptiveBFS(device, graph, **SWITCHING, grid_alone=grid_alone) as step:
+        singles = []
+        launch_single = step._launch_single
+        step._launch_single = lambda single: (singles.append(1), launch_single(single))
+        seen = []
+        for source in (28, 28, end, 28, 28):
+            singles.clear()
+            result = step.run(source)
+            check_run(step, source, result)
+            seen.append((len(singles), step.last_host_waits, "single" in step.last_choices))
+    if grid_alone:
+        assert seen == [(1, 1, False), (0, 1, False), (1, 2, True), (1, 1, False),
+                        (0, 1, False)]
+    else:
+        assert seen == [(1, 1, False), (1, 1, False), (1, 1, True), (1, 1, False),
+                        (1, 1, False)]
+
+
 def test_kronecker_pulls_in_the_middle(device):
     """A small Kronecker graph: the grid starts top-down, pulls the wide middle levels
     (Beamer's rule), and forcing push keeps the levels and drops every pull."""

@@ -66,6 +66,12 @@ GRID_BLOCK_SIZE = push_pull.BLOCK_SIZE
 #: another batch.
 ROUNDS = 1
 
+#: The grid alone in a search's first batch when the last search never needed the
+#: single block (its grid handed nothing back: a small-world graph, whose every level is
+#: the grid's). The single block's launch behind it would return at once, and even so
+#: costs the GPU a few microseconds; a search that does need it takes one batch more.
+GRID_ALONE = True
+
 
 #: Step 6's macros that this step takes: its switch, its bottom-up sweep, its batched
 #: top-down visits and its shared-out short queues. The queues' thresholds are step 5's,
@@ -119,10 +125,12 @@ class AdaptiveBFS(PersistentBFS):
                  bu_warp_threshold: int | None = None, direction: str = "auto",
                  hand_back_after: int = HAND_BACK_AFTER, handover: str = HANDOVER,
                  check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
-                 vp_min_vertices: int = VP_MIN_VERTICES, rounds: int = ROUNDS, **options):
+                 vp_min_vertices: int = VP_MIN_VERTICES, rounds: int = ROUNDS,
+                 grid_alone: bool = GRID_ALONE, **options):
         """``options`` are step 5's (the single block, the grid's queues,
-        ``max_grid_blocks``); ``hand_back_after``, ``handover`` (:data:`HANDOVERS`) and
-        ``rounds`` this step's; the others step 6's."""
+        ``max_grid_blocks``); ``hand_back_after``, ``handover`` (:data:`HANDOVERS`),
+        ``rounds`` and ``grid_alone`` (:data:`GRID_ALONE`) this step's; the others step
+        6's."""
         if handover not in HANDOVERS:
             raise RodiniaBFSError(f"handover must be one of {', '.join(HANDOVERS)}, got "
                                   f"{handover!r}")
@@ -140,6 +148,8 @@ class AdaptiveBFS(PersistentBFS):
         self._push_pull["HAND_BACK_AFTER"] = hand_back_after
         self._push_pull["MEASURED_HANDOVER"] = int(handover == "measured")
         self.handover = handover
+        self.grid_alone = bool(grid_alone)
+        self._grid_alone_next = False  # the first search queues both kernels
         # The two CSR arrays go to the device first, and step 6's inputs are built there
         # (graph_prep.py): whether the graph is symmetric decides what it needs.
         check_prep_fits(device, graph)
@@ -260,10 +270,21 @@ class AdaptiveBFS(PersistentBFS):
         step 5, would leave the GPU idle while the host queued the grid's launch after
         it: longer than the first levels take.)"""
         first, carry_on = grids[0], grids[1:]  # the launches of records 0, 1, ...
+        if start >= 0 and self._grid_alone_next:
+            first(self.stream)  # the last search was the grid's alone (_host_loop)
+            return
         for grid_launch in carry_on:
             (first if start >= 0 else grid_launch)(self.stream)
             start = CARRY_ON
             self._launch_single(single)
+
+    def _host_loop(self, start, timer):
+        """Step 5's host loop; after it, whether the next search's first batch is the
+        grid's launch alone (``grid_alone``): when this one's grid handed nothing back."""
+        outcome = super()._host_loop(start, timer)
+        self._grid_alone_next = (self.grid_alone and
+                                 self._last_control[persistent.CONTROL_HAND_BACKS] == 0)
+        return outcome
     # [adaptive-start-end]
 
     # [adaptive-many-begin]

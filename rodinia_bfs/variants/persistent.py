@@ -96,11 +96,12 @@ CONTROL = np.dtype([
     ("mode", "<u4"), ("level", "<i4"), ("source", "<i4"), ("enqueued", "<u4"),
     ("pieces", "<u4"), ("previous", "<u4"), ("visited_edges", "<u8"), ("log_to", "<u4"),
     ("log_level", "<i4"), ("grid_ns", "<u4"), ("slow_vertices", "<u4"),
-    ("switch_ns", "<u4"),
+    ("switch_ns", "<u4"), ("hand_backs", "<u4"),
 ], align=True)
 #: Where :meth:`numpy.ndarray.item` puts the fields the host loop reads.
-CONTROL_MODE, CONTROL_LEVEL, CONTROL_ENQUEUED, CONTROL_PIECES = (
-    CONTROL.names.index(name) for name in ("mode", "level", "enqueued", "pieces"))
+CONTROL_MODE, CONTROL_LEVEL, CONTROL_ENQUEUED, CONTROL_PIECES, CONTROL_HAND_BACKS = (
+    CONTROL.names.index(name)
+    for name in ("mode", "level", "enqueued", "pieces", "hand_backs"))
 # [persistent-control-py-end]
 
 # [persistent-args-py-begin]
@@ -551,6 +552,7 @@ class PersistentBFS(GPUStep):
             control = self.h_control.item()
             mode, level = control[CONTROL_MODE], control[CONTROL_LEVEL]
             if mode == MODE_DONE:
+                self._last_control = control
                 break
             if mode == MODE_RUNAWAY:  # the kernels' guard: what a working BFS cannot reach
                 enqueued, pieces = control[CONTROL_ENQUEUED], control[CONTROL_PIECES]
