@@ -32,6 +32,9 @@
 #if HAND_BACK_AFTER < 1
 #error "HAND_BACK_AFTER must be at least 1"
 #endif
+#ifndef KEEP_MEASURES
+#error "compile with -DKEEP_MEASURES=<1: a fresh search keeps the last search's measures, 0: it replaces them>"
+#endif
 #else
 #define GIVE_UP() return
 #endif
@@ -383,14 +386,19 @@ push_pull_bfs(const PushPullArgs a)
         if (MEASURED_HANDOVER) {
             // [adaptive-measured-clock-begin]
             // What a level of this run cost, and what the run spent outside its levels
-            // (its start and its hand-back). A fresh search forgets the last search's
-            // measures; a run of no level keeps the ones before.
+            // (its start and its hand-back); a run of no level keeps the ones before.
+            // With KEEP_MEASURES a fresh search also keeps the last search's, where there
+            // are any (the host zeroes the record once): its first levels are a few
+            // vertices wide, not like the levels the single block will weigh, and the
+            // graph and the device are the same. The first search of a step measures its
+            // first run.
             const bfs_u64 levels = (bfs_u64)(st.level - run_first);
             const bfs_u64 now = device_clock();
             const bfs_u64 in_levels = (handed_back ? levels_ended : now) - levels_began;
             const bfs_u64 mean = levels ? in_levels / levels : 0;
             const bfs_u64 outside = now - run_began - in_levels;
-            if (levels || fresh) {
+            const bool keep = KEEP_MEASURES && fresh && a.control->grid_ns > 0;
+            if ((levels || fresh) && !keep) {
                 a.control->grid_ns = clock_u32(mean);
                 a.control->switch_ns = clock_u32(outside);
             }

@@ -363,6 +363,30 @@ def test_measured_hand_over(device, name):
             assert control["slow_vertices"] <= step.sb_capacity
 
 
+@pytest.mark.parametrize("keep", [True, False])
+def test_a_fresh_search_keeps_the_last_measures(device, keep):
+    """With keep_measures (the default) the grid's measures in the Control record outlive
+    a fresh search's first run: on a Kronecker graph that the grid runs whole, one run a
+    search, the first search measures its run and the next two keep that; with
+    keep_measures=False each search's run replaces them."""
+    from rodinia_bfs.variants.persistent import CONTROL
+
+    graph = kronecker(11, seed=3)
+    with AdaptiveBFS(device, graph, keep_measures=keep) as step:
+        seen = []
+        for _ in range(3):
+            result = step.run(28)
+            check_run(step, 28, result)
+            assert "single" not in step.last_choices  # one run of the grid, a fresh one
+            control = device.from_device(step.control, 1, CONTROL)[0]
+            seen.append((int(control["grid_ns"]), int(control["switch_ns"])))
+    assert seen[0][0] > 0 and seen[0][1] > 0
+    if keep:
+        assert seen[1] == seen[0] and seen[2] == seen[0]
+    else:  # clocks in nanoseconds: two runs do not take the same time to the nanosecond
+        assert seen[1] != seen[0] and seen[2] != seen[1]
+
+
 def test_handover_is_checked(device):
     with pytest.raises(Exception, match="handover must be one of capacity, measured"):
         AdaptiveBFS(device, grid2d(4, 4), handover="sometimes")
