@@ -57,7 +57,8 @@ HANDOVER = "measured"
 #: With the measured hand-over: a fresh search keeps the measures of the last search's
 #: grid (its last run's mean level and switch), where the first run of a search would
 #: replace them with those of its first levels, a few vertices wide. Timed in turns on
-#: the H100 (chapter 7): road-NY and road-BAY 1.5 % faster, Delaunay 2^20 1.4 % slower.
+#: the H100 in two runs (chapter 7): road-BAY 1.5 and 1.7 % faster, road-FLA (held out)
+#: 1.0 and 1.2 %, road-NY 1.5 % and the same, Delaunay 2^20 1.4 % slower and 2.1 % faster.
 KEEP_MEASURES = True
 
 #: Threads per block of the grid: step 6's (512), not step 5's (1024). Step 6's kernel
