@@ -17,6 +17,9 @@
 #ifndef ADAPTIVE_HANDOFF
 #define ADAPTIVE_HANDOFF 0
 #endif
+#ifndef PULL_GROWTH
+#error "compile with -DPULL_GROWTH=<eighths by which a frontier must grow before it is pulled: 0, it need only grow>"
+#endif
 #if ADAPTIVE_HANDOFF
 // A grid barrier gave up: mark the search failed, so that no kernel launched behind this
 // one carries on from a half-finished level, and leave.
@@ -205,14 +208,18 @@ push_pull_bfs(const PushPullArgs a)
         if (a.record_clocks && thread == 0) a.clocks[st.level] = device_clock();
         // [push-pull-rule-begin]
         // Beamer's rule, in integers: bottom-up when m_f > m_u / ALPHA while the frontier
-        // grows, top-down again when n_f < n / BETA while it shrinks.
+        // grows, top-down again when n_f < n / BETA while it shrinks. "Grows" is by more
+        // than PULL_GROWTH eighths: in the tail of a mesh few edges are left unvisited, so
+        // m_f passes m_u / ALPHA, and a frontier that wavers by a few vertices would be
+        // pulled for one level, at the price of two conversions.
         if (FORCE_DIRECTION == 1) {
             st.direction = TOP_DOWN;
         } else if (FORCE_DIRECTION == 2) {
             st.direction = BOTTOM_UP;
         } else if (st.direction == TOP_DOWN) {
             if (st.frontier_edges * ALPHA > st.unvisited_edges &&
-                st.frontier_vertices > st.previous_vertices)
+                (bfs_u64)st.frontier_vertices * 8 >
+                    (bfs_u64)st.previous_vertices * (8 + PULL_GROWTH))
                 st.direction = BOTTOM_UP;
         } else if ((bfs_u64)st.frontier_vertices * BETA < (bfs_u64)a.num_vertices &&
                    st.frontier_vertices < st.previous_vertices) {

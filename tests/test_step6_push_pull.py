@@ -16,7 +16,7 @@ import pytest
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graph_prep import GraphPrep
 from rodinia_bfs.graphs.csr import CSRGraph
-from rodinia_bfs.graphs.generators import grid2d, grid_with_hubs, kronecker
+from rodinia_bfs.graphs.generators import delaunay, grid2d, grid_with_hubs, kronecker
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.validate import check_parents
 from rodinia_bfs.variants import STEPS
@@ -118,6 +118,41 @@ def test_the_host_rule_on_a_hand_made_search():
     # 40 * 2 > 43 but the frontier does not grow (1 -> 1): still push; 40 * 2 > 3 and it
     # grows: pull; 1 * 18 < 43 and it shrinks: push.
     assert [r["direction"] for r in rows] == ["push", "push", "pull", "push", "push"]
+
+
+def test_the_host_rule_with_a_growth_margin():
+    """PULL_GROWTH: a frontier must grow by more than that many eighths to be pulled.
+    The hand-made search above grows from 1 to 39 vertices at level 2: pulled with any
+    margin up to 38 * 8 eighths, and not with more."""
+    leaves, path = np.arange(1, 41), [(1, 41), (41, 42)]
+    src = np.r_[np.zeros(40, np.int64), leaves, [a for a, b in path], [b for a, b in path]]
+    dst = np.r_[leaves, np.zeros(40, np.int64), [b for a, b in path], [a for a, b in path]]
+    graph = CSRGraph.from_edges(src, dst, 43)
+    levels = scipy_levels(graph, 2)
+    for growth in (0, 1, 38 * 8 - 1):
+        rows = rule_table(graph, 2, levels, alpha=2, beta=18, growth=growth)
+        assert [r["direction"] for r in rows] == ["push", "push", "pull", "push", "push"]
+    rows = rule_table(graph, 2, levels, alpha=2, beta=18, growth=38 * 8)
+    assert [r["direction"] for r in rows] == ["push"] * 5
+
+
+@pytest.mark.parametrize("device", [32, 64], indirect=True)
+def test_directions_follow_the_rule_with_a_growth_margin(device):
+    """The kernel's PULL_GROWTH is the host's: on a small Delaunay mesh, whose tail
+    wavers by a few vertices where few edges are left, Beamer's rule pulls levels that
+    a margin of one eighth keeps top-down; exact either way."""
+    graph = delaunay(12)
+    source = 64
+    levels = scipy_levels(graph, source)
+    want = {g: [r["direction"] for r in rule_table(graph, source, levels, growth=g)] for g in (0, 1)}
+    assert want[0].count("pull") > want[1].count("pull")
+    for growth in (0, 1):
+        with PushPullBFS(device, graph, pull_growth=growth) as step:
+            result = step.run(source)
+            check_run(graph, source, result)
+            assert step.last_directions == want[growth]
+    with pytest.raises(RodiniaBFSError, match="pull_growth must be an integer from 0 to 64"):
+        PushPullBFS(device, graph, pull_growth=-1)
 
 
 def test_kronecker_takes_both_directions(device):

@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from rodinia_bfs.graphs.csr import CSRGraph
-from rodinia_bfs.graphs.generators import grid2d, kronecker
+from rodinia_bfs.graphs.generators import delaunay, grid2d, kronecker
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.runtime.cpu_backend import kernel_names
 from rodinia_bfs.variants import STEPS
-from rodinia_bfs.variants.adaptive import CHOICES, HAND_BACK_AFTER, AdaptiveBFS
+from rodinia_bfs.variants.adaptive import CHOICES, HAND_BACK_AFTER, PULL_GROWTH, AdaptiveBFS
 from rodinia_bfs.variants.persistent import LEVEL_STAMP
 from rodinia_bfs.variants.push_pull import rule_table
 
@@ -198,12 +198,30 @@ def test_grid_levels_follow_beamers_rule(device, make, source):
         result = step.run(source)
         check_run(step, source, result)
         choices = step.last_choices
-    rows = rule_table(graph, source, result.levels)
+    rows = rule_table(graph, source, result.levels, growth=PULL_GROWTH)
     grid_levels = [i for i, c in enumerate(choices) if c != "single"]
     assert choices[0] == "push" and "pull" in choices
     if graph.name == "kronecker-path":  # the single block ran the path, then handed over
         assert runs(choices)[:3] == ["grid", "single", "grid"]
     assert [choices[i] for i in grid_levels] == [rows[i]["direction"] for i in grid_levels]
+
+
+@pytest.mark.parametrize("growth", [0, PULL_GROWTH])
+def test_a_frontier_pulled_only_when_it_grows_by_the_margin(device, growth):
+    """The grid pulls a frontier only when it grows by more than PULL_GROWTH eighths
+    (the default one): on a small Delaunay mesh, whose tail wavers by a few vertices where
+    few edges are left, Beamer's rule alone (0) pulls levels that the default keeps
+    top-down. The grid's levels follow the host's rule with the same margin; exact."""
+    graph = delaunay(12)
+    source = 64
+    with AdaptiveBFS(device, graph, pull_growth=growth, **SWITCHING) as step:
+        result = step.run(source)
+        check_run(step, source, result)
+        choices = step.last_choices
+    rows = rule_table(graph, source, result.levels, growth=growth)
+    grid_levels = [i for i, c in enumerate(choices) if c != "single"]
+    assert [choices[i] for i in grid_levels] == [rows[i]["direction"] for i in grid_levels]
+    assert ("pull" in choices) == (growth == 0)
 
 
 def test_path_of_thousands_of_levels(device):
@@ -307,7 +325,7 @@ def test_several_sources_pull_first(device):
         full, levels = check_search(step, starts)
         choices = choices_of(step, full.iterations)
         assert choices[0] == "pull"
-        rows = rule_table(graph, starts, levels)
+        rows = rule_table(graph, starts, levels, growth=PULL_GROWTH)
         assert [c for c in choices if c != "single"] == [
             rows[i]["direction"] for i, c in enumerate(choices) if c != "single"]
         for depth in range(full.iterations + 1):

@@ -78,13 +78,17 @@ ROUNDS = 1
 #: the grid's). The single block's launch behind it would return at once, and even so
 #: costs the GPU a few microseconds; a search that does need it takes one batch more.
 GRID_ALONE = True
+#: By how many eighths a frontier must grow before the grid pulls it (PULL_GROWTH in
+#: push_pull_grid.h): by more than an eighth, so that the wavering tail of a mesh is not
+#: pulled a level at a time (chapter 7, "A frontier that grows"; step 6 keeps 0).
+PULL_GROWTH = 1
 
 
 #: Step 6's macros that this step takes: its switch, its bottom-up sweep, its batched
 #: top-down visits and its shared-out short queues. The queues' thresholds are step 5's,
 #: which the single block's hand-over and the grid share.
 PUSH_PULL_MACROS = ("ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD", "FORCE_DIRECTION",
-                    "VISIT_BATCH", "SHARE_SHORT_QUEUES", "CHECK_BEFORE_CLAIM")
+                    "VISIT_BATCH", "SHARE_SHORT_QUEUES", "CHECK_BEFORE_CLAIM", "PULL_GROWTH")
 
 
 def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
@@ -93,7 +97,8 @@ def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
              direction: str = "auto", hand_back_after: int = HAND_BACK_AFTER,
              handover: str = HANDOVER, keep_measures: bool = KEEP_MEASURES,
              check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
-             vp_min_vertices: int = VP_MIN_VERTICES, **single) -> dict:
+             pull_growth: int = PULL_GROWTH, vp_min_vertices: int = VP_MIN_VERTICES,
+             **single) -> dict:
     """The ``-D`` macros of both kernels: step 5's (``single`` takes the single block's
     ``sb_capacity``, ``sb_edge_limit``, ... and step 4's queue tunables) and step 6's
     switch and bottom-up tunables. The choice between the kernels is made by step 5's
@@ -103,7 +108,8 @@ def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
                                   **single)
     pp = push_pull.tunables(warp_size, block_size, alpha=alpha, beta=beta, bu_probe=bu_probe,
                             bu_warp_threshold=bu_warp_threshold, direction=direction,
-                            check_before_claim=check_before_claim)
+                            check_before_claim=check_before_claim,
+                            pull_growth=pull_growth)
     defines.update({k: pp[k] for k in PUSH_PULL_MACROS})
     defines["HAND_BACK_AFTER"] = hand_back_after
     defines["MEASURED_HANDOVER"] = int(handover == "measured")
@@ -135,6 +141,7 @@ class AdaptiveBFS(PersistentBFS):
                  hand_back_after: int = HAND_BACK_AFTER, handover: str = HANDOVER,
                  keep_measures: bool = KEEP_MEASURES,
                  check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
+                 pull_growth: int = PULL_GROWTH,
                  vp_min_vertices: int = VP_MIN_VERTICES, rounds: int = ROUNDS,
                  grid_alone: bool = GRID_ALONE, **options):
         """``options`` are step 5's (the single block, the grid's queues,
@@ -148,7 +155,8 @@ class AdaptiveBFS(PersistentBFS):
         self._push_pull = {key: value for key, value in push_pull.tunables(
             device.warp_size, options.setdefault("block_size", GRID_BLOCK_SIZE), alpha=alpha,
             beta=beta, bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
-            direction=direction, check_before_claim=check_before_claim).items()
+            direction=direction, check_before_claim=check_before_claim,
+            pull_growth=pull_growth).items()
             if key in PUSH_PULL_MACROS}
         if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"]) < 1 or bu_probe < 0:
             raise RodiniaBFSError("need alpha >= 1, beta >= 1, bu_warp_threshold >= 1 and "

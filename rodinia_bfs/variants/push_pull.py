@@ -63,6 +63,9 @@ SHARE_SHORT_QUEUES = True
 #: and narrow (road-NY 1.25x, Delaunay 2^22 1.13x) and the same on Kronecker-20
 #: (chapter 6).
 CHECK_BEFORE_CLAIM = False
+#: By how many eighths a frontier must grow before Beamer's rule pulls it (PULL_GROWTH in
+#: push_pull_grid.h): 0, as Beamer's rule has it, for step 6; step 7 sets its own.
+PULL_GROWTH = 0
 #: The directions a search may take: Beamer's rule, or one of them always (for tests
 #: and for comparing).
 DIRECTIONS = {"auto": 0, "push": 1, "pull": 2}
@@ -79,10 +82,14 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
              beta: int = BETA, bu_probe: int = BU_PROBE, bu_warp_threshold: int | None = None,
              direction: str = "auto", visit_batch: int = VISIT_BATCH,
              share_short_queues: bool = SHARE_SHORT_QUEUES,
-             check_before_claim: bool = CHECK_BEFORE_CLAIM, **balanced) -> dict:
+             check_before_claim: bool = CHECK_BEFORE_CLAIM,
+             pull_growth: int = PULL_GROWTH, **balanced) -> dict:
     """The ``-D`` macros of the kernel: step 4's (``balanced`` takes its options) and
     the bottom-up and switch tunables; ``None`` takes the default."""
     defines = balanced_tunables(warp_size, block_size, **balanced)
+    if isinstance(pull_growth, bool) or not isinstance(pull_growth, int) or not 0 <= pull_growth <= 64:
+        raise RodiniaBFSError(f"pull_growth must be an integer from 0 to 64 (eighths), got "
+                              f"{pull_growth!r}")
     if direction not in DIRECTIONS:
         raise RodiniaBFSError(f"direction must be one of {', '.join(DIRECTIONS)}, "
                               f"got {direction!r}")
@@ -95,6 +102,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
         VISIT_BATCH=visit_batch,
         SHARE_SHORT_QUEUES=int(bool(share_short_queues)),
         CHECK_BEFORE_CLAIM=int(bool(check_before_claim)),
+        PULL_GROWTH=pull_growth,
     )
     return defines
 # [push-pull-tunables-end]
@@ -183,12 +191,14 @@ class PushPullBFS(BalancedBFS):
                  bu_warp_threshold: int | None = None, direction: str = "auto",
                  visit_batch: int = VISIT_BATCH, share_short_queues: bool = SHARE_SHORT_QUEUES,
                  check_before_claim: bool = CHECK_BEFORE_CLAIM,
+                 pull_growth: int = PULL_GROWTH,
                  max_blocks: int | None = None, count_paths: bool = False, **balanced):
         self._push_pull = tunables(device.warp_size, block_size, alpha=alpha, beta=beta,
                                    bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
                                    direction=direction, visit_batch=visit_batch,
                                    share_short_queues=share_short_queues,
-                                   check_before_claim=check_before_claim, **balanced)
+                                   check_before_claim=check_before_claim,
+                                   pull_growth=pull_growth, **balanced)
         if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"], visit_batch) < 1 or bu_probe < 0:
             raise RodiniaBFSError(
                 f"need alpha >= 1, beta >= 1, bu_warp_threshold >= 1, visit_batch >= 1 and "
@@ -410,11 +420,13 @@ class PushPullBFS(BalancedBFS):
 
 # [push-pull-rule-host-begin]
 def rule_table(graph: CSRGraph, source, levels: np.ndarray, alpha: int = ALPHA,
-               beta: int = BETA) -> list[dict]:
+               beta: int = BETA, growth: int = 0) -> list[dict]:
     """Beamer's rule on the host, level by level, from the levels of a finished search
     and the out-degrees: the counts the kernel sums on the device (n_f, m_f, m_u) and
     the direction it must then take. The chapter's table, and the tests' check.
-    ``source`` may be a list: the start vertices of a search from several."""
+    ``source`` may be a list: the start vertices of a search from several.
+    ``growth``: the eighths by which a frontier must grow to be pulled
+    (``PULL_GROWTH``)."""
     degrees = graph.degrees()
     reached = levels >= 0
     vertices = np.bincount(levels[reached])
@@ -423,7 +435,7 @@ def rule_table(graph: CSRGraph, source, levels: np.ndarray, alpha: int = ALPHA,
     unvisited = graph.num_edges - int(degrees[np.atleast_1d(source)].sum())
     direction, previous, rows = "push", 0, []
     for level, (n_f, m_f) in enumerate(zip(vertices.tolist(), edges.tolist())):
-        if direction == "push" and m_f * alpha > unvisited and n_f > previous:
+        if direction == "push" and m_f * alpha > unvisited and n_f * 8 > previous * (8 + growth):
             direction = "pull"
         elif direction == "pull" and n_f * beta < n and n_f < previous:
             direction = "push"
