@@ -103,15 +103,20 @@ def test_directions_follow_beamers_rule(device, name, grid):
             assert step.last_directions == beamer_directions(graph, source, result.levels)
 
 
+def star_and_path() -> CSRGraph:
+    """A star of 40 leaves around vertex 0, and a path of 3 behind leaf 1 (41, 42)."""
+    leaves, path = np.arange(1, 41), [(1, 41), (41, 42)]
+    src = np.r_[np.zeros(40, np.int64), leaves, [a for a, b in path], [b for a, b in path]]
+    dst = np.r_[leaves, np.zeros(40, np.int64), [b for a, b in path], [a for a, b in path]]
+    return CSRGraph.from_edges(src, dst, 43)
+
+
 def test_the_host_rule_on_a_hand_made_search():
     """The host's rule itself, on numbers worked out by hand: a star of 40 leaves and a
     path of 3 behind leaf 1. From leaf 2: level 0 {2} (m_f 1), level 1 {0} (m_f 40),
     level 2 the other 39 leaves (m_f 38 + 2: leaf 1 has 41 too), level 3 {41} (m_f 2),
     level 4 {42} (m_f 1); 84 arcs in all."""
-    leaves, path = np.arange(1, 41), [(1, 41), (41, 42)]
-    src = np.r_[np.zeros(40, np.int64), leaves, [a for a, b in path], [b for a, b in path]]
-    dst = np.r_[leaves, np.zeros(40, np.int64), [b for a, b in path], [a for a, b in path]]
-    graph = CSRGraph.from_edges(src, dst, 43)
+    graph = star_and_path()
     rows = rule_table(graph, 2, scipy_levels(graph, 2), alpha=2, beta=18)
     assert [(r["n_f"], r["m_f"], r["m_u"]) for r in rows] == [
         (1, 1, 83), (1, 40, 43), (39, 40, 3), (1, 2, 1), (1, 1, 0)]
@@ -124,10 +129,7 @@ def test_the_host_rule_with_a_growth_margin():
     """PULL_GROWTH: a frontier must grow by more than that many eighths to be pulled.
     The hand-made search above grows from 1 to 39 vertices at level 2: pulled with any
     margin up to 38 * 8 eighths, and not with more."""
-    leaves, path = np.arange(1, 41), [(1, 41), (41, 42)]
-    src = np.r_[np.zeros(40, np.int64), leaves, [a for a, b in path], [b for a, b in path]]
-    dst = np.r_[leaves, np.zeros(40, np.int64), [b for a, b in path], [a for a, b in path]]
-    graph = CSRGraph.from_edges(src, dst, 43)
+    graph = star_and_path()
     levels = scipy_levels(graph, 2)
     for growth in (0, 1, 38 * 8 - 1):
         rows = rule_table(graph, 2, levels, alpha=2, beta=18, growth=growth)

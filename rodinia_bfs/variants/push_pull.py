@@ -420,7 +420,7 @@ class PushPullBFS(BalancedBFS):
 
 # [push-pull-rule-host-begin]
 def rule_table(graph: CSRGraph, source, levels: np.ndarray, alpha: int = ALPHA,
-               beta: int = BETA, growth: int = 0) -> list[dict]:
+               beta: int = BETA, growth: int = PULL_GROWTH) -> list[dict]:
     """Beamer's rule on the host, level by level, from the levels of a finished search
     and the out-degrees: the counts the kernel sums on the device (n_f, m_f, m_u) and
     the direction it must then take. The chapter's table, and the tests' check.
