@@ -96,6 +96,7 @@ struct Level {
     bfs_u32* next_counts;  // SMALL, MEDIUM and LARGE, COUNTER_STRIDE apart
     LocalQueues* local;    // this block's, in shared memory
     bfs_u64* path_counts;  // what each path expanded (BFS_COUNT_PATHS builds only)
+    bfs_u32* visited = nullptr;  // step 6's claims by bit (CLAIM_BITS in top_down.h)
 };
 
 // [balanced-enqueue-begin]

@@ -122,6 +122,9 @@ push_pull_bfs(const PushPullArgs a)
         for (bfs_u32 w = thread; w < 3 * a.words; w += threads) a.bitmaps[w] = 0;
         for (bfs_u32 i = thread; i < a.count_words; i += threads) a.counts[i] = 0;
         for (bfs_u32 i = thread; i < a.tally_words; i += threads) a.tallies[i] = 0;
+        // Claims by bit (CLAIM_BITS): the visited bitmap from the levels, which the single
+        // block has written; the grid keeps it up from here, and hands it back as it is.
+        if (CLAIM_BITS) rebuild_bitmap(a.visited, a.levels, a.num_vertices);
         if (!grid_sync(a.barrier)) GIVE_UP();
         // The counts of Beamer's rule: n_f and m_f over the queues (a large vertex counts
         // once, with piece 0); m_u from the Control record, which counts the edges of the
@@ -172,6 +175,12 @@ push_pull_bfs(const PushPullArgs a)
                 a.levels[v] = is_source ? 0 : -1;
                 a.parents[v] = is_source ? a.source : -1;
             }
+            // Claims by bit (CLAIM_BITS): the visited bitmap holds the source alone (from
+            // several starts, the host wrote it with the levels).
+            if (CLAIM_BITS)
+                for (bfs_u32 w = thread; w < a.words; w += threads)
+                    a.visited[w] = w == (bfs_u32)a.source >> BITMAP_WORD_SHIFT
+                                       ? bitmap_bit(a.source) : 0u;
             for (bfs_u32 p = thread; p < a.large_count; p += threads)
                 a.large_0[p] = Piece{a.source, p};
             if (thread == 0 && a.small_count) a.small_0[0] = a.source;
@@ -297,7 +306,8 @@ push_pull_bfs(const PushPullArgs a)
                 a.counts[((st.level % 3) * QUEUES + q) * COUNTER_STRIDE] =
                     q == SMALL ? st.small_count : q == MEDIUM ? st.medium_count : st.large_count;
             }
-            rebuild_bitmap(a.visited, a.levels, a.num_vertices);
+            // (Claims by bit kept the bitmap up level by level: nothing to rebuild.)
+            if (!CLAIM_BITS) rebuild_bitmap(a.visited, a.levels, a.num_vertices);
             handed_back = true;
             break;
         }
@@ -315,7 +325,8 @@ push_pull_bfs(const PushPullArgs a)
         if (st.direction == BOTTOM_UP) {
             const Sweep S = {a.offsets, a.in_offsets, a.in_edges, a.active, a.active_count,
                              a.levels, a.parents, st.level + 1, frontier_bits,
-                             a.bitmaps + next_map * a.words, a.path_counts};
+                             a.bitmaps + next_map * a.words, a.path_counts,
+                             CLAIM_BITS ? a.visited : nullptr};
             bottom_up(S, warp, warps, found);
             st.dirty |= 1u << next_map;
             add_tally(found, block_tally, c.tally);
@@ -324,7 +335,8 @@ push_pull_bfs(const PushPullArgs a)
             // grid; `found` counts the vertices claimed.
             const Level L = {a.offsets, a.edges, a.levels, a.parents, st.level + 1,
                              small_queues(st.queue_set ^ 1), medium_queues(st.queue_set ^ 1),
-                             large_queues(st.queue_set ^ 1), c.counts, &local, a.path_counts};
+                             large_queues(st.queue_set ^ 1), c.counts, &local, a.path_counts,
+                             a.visited};
             // A queue shorter than the grid is wide is shared out (SHARE_SHORT_QUEUES):
             // several warps, or threads, to each of its vertices, so that a level of a
             // few vertices does not wait for one warp or thread to walk each list.

@@ -6,10 +6,14 @@
 //   VISIT_BATCH    a thread loads that many edges before it claims any, so that their
 //                  chains of loads overlap (step 4 visits one edge at a time);
 //   log_share      a queue shorter than the grid is wide is shared out: 2^log_share
-//                  warps, or threads, to each of its vertices (step 4: one each).
+//                  warps, or threads, to each of its vertices (step 4: one each);
+//   CLAIM_BITS     a target is claimed by its bit in a visited bitmap, not by an
+//                  atomicCAS on its level (step 2's claim), and LATE_DEGREE: its degree
+//                  is read only once the claim is won.
 //
 // The queues, enqueue and copy_out are step 4's, unchanged.
 #pragma once
+#include "bitmap.h"
 #include "frontier.h"
 #include "tally.h"
 
@@ -22,6 +26,45 @@
 #ifndef CHECK_BEFORE_CLAIM
 #error "compile with -DCHECK_BEFORE_CLAIM=<1: read a target's level before the atomicCAS that claims it, 0: claim at once>"
 #endif
+#ifndef CLAIM_BITS
+#error "compile with -DCLAIM_BITS=<1: claim a target by its bit in the visited bitmap, 0: by an atomicCAS on its level>"
+#endif
+#ifndef LATE_DEGREE
+#error "compile with -DLATE_DEGREE=<1: read a target's degree once it is claimed, 0: beside the claim>"
+#endif
+
+// [top-down-claim-begin]
+// The claim of target u for the next level; true for the one thread that wins it.
+// CLAIM_BITS 0: step 2's atomicCAS on u's level. CLAIM_BITS 1: an atomicOr on u's bit in
+// the visited bitmap (L.visited), which is 32 times smaller than the levels: on a graph
+// whose levels do not fit the L2 cache (4 bytes a vertex: 64 MB at 2^24 vertices) the
+// claims, one per edge, still find it there, where each atomicCAS on a level the cache
+// lacks waits for DRAM. The winner writes the level with a plain store.
+__device__ inline bool claim(const Level& L, vertex_t u)
+{
+#if CLAIM_BITS
+    const bfs_u32 bit = bitmap_bit(u);
+    if (atomicOr(&L.visited[(bfs_u32)u >> BITMAP_WORD_SHIFT], bit) & bit) return false;
+    L.levels[u] = L.next_level;
+    return true;
+#else
+    return atomicCAS(&L.levels[u], -1, L.next_level) == -1;
+#endif
+}
+
+// Whether u is reached already, read before the claim (CHECK_BEFORE_CLAIM): its bit or
+// its level, whichever the claim uses. A stale answer only sends the thread on to the
+// claim, which decides.
+__device__ inline bool reached(const Level& L, vertex_t u)
+{
+    return CLAIM_BITS ? in_bitmap(L.visited, u) : L.levels[u] != -1;
+}
+
+__device__ inline edge_t degree_of(const Level& L, vertex_t u)
+{
+    return L.offsets[u + 1] - L.offsets[u];
+}
+// [top-down-claim-end]
 
 // [top-down-count-begin]
 // u was just claimed from frontier vertex v: as in step 4 it records v as its parent
@@ -49,25 +92,33 @@ __device__ inline void visit_batch(const Level& L, vertex_t v, edge_t e, edge_t 
     (void)stride;
     (void)end;
     const vertex_t u = L.edges[e];
-    if (CHECK_BEFORE_CLAIM && L.levels[u] != -1) return;  // reached already: no atomic needed
-    const edge_t degree = L.offsets[u + 1] - L.offsets[u];
-    if (atomicCAS(&L.levels[u], -1, L.next_level) == -1) add_to_next(L, v, u, degree, found);
+    if (CHECK_BEFORE_CLAIM && reached(L, u)) return;  // reached already: no atomic needed
+    // The degree chooses u's queue. Beside the claim, its load and the atomic are in
+    // flight together; with LATE_DEGREE only the winner loads it, one trip later, and
+    // the edges to vertices reached already (most of them) load nothing.
+    edge_t degree = LATE_DEGREE ? 0 : degree_of(L, u);
+    if (!claim(L, u)) return;
+    if (LATE_DEGREE) degree = degree_of(L, u);
+    add_to_next(L, v, u, degree, found);
 #else
     vertex_t u[VISIT_BATCH];
     bool claimed[VISIT_BATCH];
     edge_t degree[VISIT_BATCH];
     for (int k = 0; k < VISIT_BATCH; k++) u[k] = e + k * stride < end ? L.edges[e + k * stride] : -1;
-    // With CHECK_BEFORE_CLAIM 0 every target goes straight to the atomicCAS: one load
+    // With CHECK_BEFORE_CLAIM 0 every target goes straight to the claim: one load
     // fewer on the way to a new vertex, an atomic more for each one reached already.
     for (int k = 0; k < VISIT_BATCH; k++)
-        claimed[k] = u[k] >= 0 && (!CHECK_BEFORE_CLAIM || L.levels[u[k]] == -1);
+        claimed[k] = u[k] >= 0 && (!CHECK_BEFORE_CLAIM || !reached(L, u[k]));
     for (int k = 0; k < VISIT_BATCH; k++) {
         if (!claimed[k]) continue;  // reached already: no atomic needed
-        degree[k] = L.offsets[u[k] + 1] - L.offsets[u[k]];
-        claimed[k] = atomicCAS(&L.levels[u[k]], -1, L.next_level) == -1;
+        degree[k] = LATE_DEGREE ? 0 : degree_of(L, u[k]);
+        claimed[k] = claim(L, u[k]);
     }
-    for (int k = 0; k < VISIT_BATCH; k++)
-        if (claimed[k]) add_to_next(L, v, u[k], degree[k], found);
+    for (int k = 0; k < VISIT_BATCH; k++) {
+        if (!claimed[k]) continue;
+        if (LATE_DEGREE) degree[k] = degree_of(L, u[k]);
+        add_to_next(L, v, u[k], degree[k], found);
+    }
 #endif
 }
 // [top-down-visit-end]

@@ -25,6 +25,7 @@ from rodinia_bfs.variants.push_pull import ALPHA, PushPullBFS, rule_table, tunab
 import helpers
 from helpers import (awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip, run_per_case,
                      pairwise_params, scipy_levels)
+from test_step5_persistent import check_search
 
 
 def star(leaves: int = 3000) -> CSRGraph:
@@ -155,6 +156,43 @@ def test_directions_follow_the_rule_with_a_growth_margin(device):
             assert step.last_directions == want[growth]
     with pytest.raises(RodiniaBFSError, match="pull_growth must be an integer from 0 to 64"):
         PushPullBFS(device, graph, pull_growth=-1)
+
+
+#: Claims by bit (CLAIM_BITS) with the degree beside the claim or after it
+#: (LATE_DEGREE), the late degree alone, and claims by bit a batch at a time after a
+#: read of the bit, on a grid of two small blocks.
+CLAIM_CONFIGS = {
+    "bits": dict(claim_bits=True),
+    "bits-late": dict(claim_bits=True, late_degree=True),
+    "late": dict(late_degree=True),
+    "bits-batch-checked": dict(claim_bits=True, late_degree=True, visit_batch=2,
+                               check_before_claim=True, max_blocks=2, block_size=64),
+}
+
+
+@pytest.mark.parametrize("config", sorted(CLAIM_CONFIGS))
+@pytest.mark.parametrize("device", [32, 64], indirect=True)
+def test_claims_by_bit_are_exact(device, config):
+    """Every way of claiming gives the reference's levels and a valid parent tree, on a
+    Kronecker graph (pushed and pulled levels), a mesh (hundreds of pushed ones) and from
+    several starts; with claims by bit, the visited bitmap after a search holds exactly
+    the vertices reached, the pulled ones included (the sweep keeps it up too)."""
+    options = CLAIM_CONFIGS[config]
+    for graph in (GRAPHS["kronecker-12"](), delaunay(10)):
+        with PushPullBFS(device, graph, **options) as step:
+            for source in sources_of(graph)[:2]:
+                result = step.run(source)
+                check_run(graph, source, result)
+                if options.get("claim_bits"):
+                    words = step.device.from_device(step.visited, step.words, np.uint32)
+                    bits = np.unpackbits(words.view(np.uint8), bitorder="little")
+                    reached = np.flatnonzero(bits[: graph.num_vertices])
+                    np.testing.assert_array_equal(reached, np.flatnonzero(result.levels >= 0))
+            if graph.name.startswith("kronecker"):
+                assert "pull" in step.last_directions
+            starts = [1, graph.num_vertices // 2, graph.num_vertices - 1]
+            for depth in (None, 2):
+                check_search(step, starts, depth)
 
 
 def test_kronecker_takes_both_directions(device):
@@ -453,7 +491,8 @@ def test_kernel_has_no_hard_coded_warp_width():
 
 
 @pytest.mark.parametrize("missing", ["ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD",
-                                     "FORCE_DIRECTION", "VISIT_BATCH", "SHARE_SHORT_QUEUES"])
+                                     "FORCE_DIRECTION", "VISIT_BATCH", "SHARE_SHORT_QUEUES",
+                                     "CLAIM_BITS", "LATE_DEGREE"])
 def test_missing_tunable_is_a_compile_error(device, missing):
     helpers.compile_fails_without(device, "push_pull.hip", tunables(device.warp_size), missing)
 
@@ -469,7 +508,8 @@ def _define_sets(warp_size):
                     block_piece=1, local_small=1, local_medium=1, bu_probe=0,
                     bu_warp_threshold=1, direction="pull")
     largest = tunables(warp_size, block_size=1024, local_small=8_000, local_medium=2_000,
-                       bu_probe=1_000, direction="push", visit_batch=4, check_before_claim=True)
+                       bu_probe=1_000, direction="push", visit_batch=4, check_before_claim=True,
+                       claim_bits=True, late_degree=True)
     return [tunables(warp_size), {**tiny, "BFS_COUNT_PATHS": 1}, largest]
 
 

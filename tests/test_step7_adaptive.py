@@ -224,6 +224,29 @@ def test_a_frontier_pulled_only_when_it_grows_by_the_margin(device, growth):
     assert ("pull" in choices) == (growth == 0)
 
 
+@pytest.mark.parametrize("late_degree", [False, True])
+def test_claims_by_bit_across_the_hand_overs(device, late_degree):
+    """Claims by bit (CLAIM_BITS): the grid rebuilds the visited bitmap from the levels
+    when it takes a frontier over and hands it back as it kept it, so the single block
+    and the grid see the same visited set through every hand-over: a mesh that goes to
+    the grid and back twice, a Kronecker graph behind a path (grid, single, grid, with
+    pulled levels), and several starts; exact."""
+    options = dict(SWITCHING, claim_bits=True, late_degree=late_degree)
+    with AdaptiveBFS(device, grid2d(40, 40), **options) as step:
+        result = step.run(0)
+        check_run(step, 0, result)
+        assert runs(step.last_choices) == ["grid", "single", "grid", "single"]
+        for depth in (None, 3):
+            check_search(step, [5, 820, 1599], depth)
+    graph = kronecker_at_the_end_of_a_path()
+    far_end = graph.num_vertices - 1
+    with AdaptiveBFS(device, graph, **options) as step:
+        result = step.run(far_end)
+        check_run(step, far_end, result)
+        assert runs(step.last_choices)[:3] == ["grid", "single", "grid"]
+        assert "pull" in step.last_choices
+
+
 def test_path_of_thousands_of_levels(device):
     """5,000 levels: the grid starts, hands the path back after HAND_BACK_AFTER small
     levels, and the single block runs the rest, with one wait of the host."""

@@ -63,6 +63,13 @@ SHARE_SHORT_QUEUES = True
 #: and narrow (road-NY 1.25x, Delaunay 2^22 1.13x) and the same on Kronecker-20
 #: (chapter 6).
 CHECK_BEFORE_CLAIM = False
+#: How a top-down visit claims its target: by an atomicCAS on its level (False: step 2's
+#: claim), or by an atomicOr on its bit in a visited bitmap 32 times smaller, which the L2
+#: cache keeps where the levels do not fit it (True): CLAIM_BITS in top_down.h.
+CLAIM_BITS = False
+#: Whether a target's degree (which chooses its queue) is read beside the claim (False)
+#: or only by the thread that won it (True): LATE_DEGREE in top_down.h.
+LATE_DEGREE = False
 #: By how many eighths a frontier must grow before Beamer's rule pulls it (PULL_GROWTH in
 #: push_pull_grid.h): 0, as Beamer's rule has it, for step 6; step 7 sets its own.
 PULL_GROWTH = 0
@@ -82,8 +89,9 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
              beta: int = BETA, bu_probe: int = BU_PROBE, bu_warp_threshold: int | None = None,
              direction: str = "auto", visit_batch: int = VISIT_BATCH,
              share_short_queues: bool = SHARE_SHORT_QUEUES,
-             check_before_claim: bool = CHECK_BEFORE_CLAIM,
-             pull_growth: int = PULL_GROWTH, **balanced) -> dict:
+             check_before_claim: bool = CHECK_BEFORE_CLAIM, claim_bits: bool = CLAIM_BITS,
+             late_degree: bool = LATE_DEGREE, pull_growth: int = PULL_GROWTH,
+             **balanced) -> dict:
     """The ``-D`` macros of the kernel: step 4's (``balanced`` takes its options) and
     the bottom-up and switch tunables; ``None`` takes the default."""
     defines = balanced_tunables(warp_size, block_size, **balanced)
@@ -102,6 +110,8 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
         VISIT_BATCH=visit_batch,
         SHARE_SHORT_QUEUES=int(bool(share_short_queues)),
         CHECK_BEFORE_CLAIM=int(bool(check_before_claim)),
+        CLAIM_BITS=int(bool(claim_bits)),
+        LATE_DEGREE=int(bool(late_degree)),
         PULL_GROWTH=pull_growth,
     )
     return defines
@@ -190,14 +200,15 @@ class PushPullBFS(BalancedBFS):
                  alpha: int = ALPHA, beta: int = BETA, bu_probe: int = BU_PROBE,
                  bu_warp_threshold: int | None = None, direction: str = "auto",
                  visit_batch: int = VISIT_BATCH, share_short_queues: bool = SHARE_SHORT_QUEUES,
-                 check_before_claim: bool = CHECK_BEFORE_CLAIM,
-                 pull_growth: int = PULL_GROWTH,
+                 check_before_claim: bool = CHECK_BEFORE_CLAIM, claim_bits: bool = CLAIM_BITS,
+                 late_degree: bool = LATE_DEGREE, pull_growth: int = PULL_GROWTH,
                  max_blocks: int | None = None, count_paths: bool = False, **balanced):
         self._push_pull = tunables(device.warp_size, block_size, alpha=alpha, beta=beta,
                                    bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
                                    direction=direction, visit_batch=visit_batch,
                                    share_short_queues=share_short_queues,
                                    check_before_claim=check_before_claim,
+                                   claim_bits=claim_bits, late_degree=late_degree,
                                    pull_growth=pull_growth, **balanced)
         if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"], visit_batch) < 1 or bu_probe < 0:
             raise RodiniaBFSError(
@@ -238,6 +249,10 @@ class PushPullBFS(BalancedBFS):
         self.active = inputs.active
         self.words = ceil_div(max(n, 1), BITMAP_WORD_BITS)  # words of a bitmap
         self.bitmaps = self._alloc(3 * 4 * self.words)
+        self.claim_bits = bool(claim_bits)
+        # The visited bitmap of claims by bit (CLAIM_BITS): the kernel writes it at the
+        # start of a search from one source; from several, the host does (_reset_many).
+        self.visited = self._alloc(4 * self.words)
         self.tallies = self._alloc(self.counter_sets * TALLY_STRIDE * 8)  # bfs_u64
         self.records = self._alloc(4 * max(n, 1))  # bfs_u32 per level
         self.control = self._alloc(CONTROL_BYTES)  # status, then the grid barrier
@@ -262,7 +277,7 @@ class PushPullBFS(BalancedBFS):
                        large_0=large_0, small_1=small_1, medium_1=medium_1, large_1=large_1,
                        bitmaps=self.bitmaps, counts=self.counts, tallies=self.tallies,
                        records=self.records, status=self.status, barrier=self.barrier,
-                       path_counts=self.path_counts)
+                       path_counts=self.path_counts, visited=self.visited)
         for field, buffer in buffers.items():
             self.h_args[field] = buffer.ptr  # a device address
         self.h_args["num_edges"] = graph.num_edges
@@ -335,6 +350,11 @@ class PushPullBFS(BalancedBFS):
         rule may take it bottom-up as it would a source of that many edges."""
         self._clean_control()
         queues = super()._reset_many(starts)
+        if self.claim_bits:  # the start vertices' bits, as the levels have them
+            bits = np.zeros(self.words * BITMAP_WORD_BITS, np.uint8)
+            bits[starts] = 1
+            words = np.packbits(bits, bitorder="little").view(np.uint32)
+            self.device.memcpy_htod_async(self.visited, words, self.stream)
         self.source, self.start_vertices = -1, int(starts.size)
         self.start_edges = int(self.degrees[starts].sum())
         return queues
