@@ -8,8 +8,7 @@
 //   log_share      a queue shorter than the grid is wide is shared out: 2^log_share
 //                  warps, or threads, to each of its vertices (step 4: one each);
 //   CLAIM_BITS     a target is claimed by its bit in a visited bitmap, not by an
-//                  atomicCAS on its level (step 2's claim), and LATE_DEGREE: its degree
-//                  is read only once the claim is won.
+//                  atomicCAS on its level (step 2's claim).
 //
 // The queues, enqueue and copy_out are step 4's, unchanged.
 #pragma once
@@ -28,9 +27,6 @@
 #endif
 #ifndef CLAIM_BITS
 #error "compile with -DCLAIM_BITS=<1: claim a target by its bit in the visited bitmap, 0: by an atomicCAS on its level>"
-#endif
-#ifndef LATE_DEGREE
-#error "compile with -DLATE_DEGREE=<1: read a target's degree once it is claimed, 0: beside the claim>"
 #endif
 
 // [top-down-claim-begin]
@@ -60,10 +56,6 @@ __device__ inline bool reached(const Level& L, vertex_t u)
     return CLAIM_BITS ? in_bitmap(L.visited, u) : L.levels[u] != -1;
 }
 
-__device__ inline edge_t degree_of(const Level& L, vertex_t u)
-{
-    return L.offsets[u + 1] - L.offsets[u];
-}
 // [top-down-claim-end]
 
 // [top-down-count-begin]
@@ -93,13 +85,8 @@ __device__ inline void visit_batch(const Level& L, vertex_t v, edge_t e, edge_t 
     (void)end;
     const vertex_t u = L.edges[e];
     if (CHECK_BEFORE_CLAIM && reached(L, u)) return;  // reached already: no atomic needed
-    // The degree chooses u's queue. Beside the claim, its load and the atomic are in
-    // flight together; with LATE_DEGREE only the winner loads it, one trip later, and
-    // the edges to vertices reached already (most of them) load nothing.
-    edge_t degree = LATE_DEGREE ? 0 : degree_of(L, u);
-    if (!claim(L, u)) return;
-    if (LATE_DEGREE) degree = degree_of(L, u);
-    add_to_next(L, v, u, degree, found);
+    const edge_t degree = L.offsets[u + 1] - L.offsets[u];
+    if (claim(L, u)) add_to_next(L, v, u, degree, found);
 #else
     vertex_t u[VISIT_BATCH];
     bool claimed[VISIT_BATCH];
@@ -111,14 +98,11 @@ __device__ inline void visit_batch(const Level& L, vertex_t v, edge_t e, edge_t 
         claimed[k] = u[k] >= 0 && (!CHECK_BEFORE_CLAIM || !reached(L, u[k]));
     for (int k = 0; k < VISIT_BATCH; k++) {
         if (!claimed[k]) continue;  // reached already: no atomic needed
-        degree[k] = LATE_DEGREE ? 0 : degree_of(L, u[k]);
+        degree[k] = L.offsets[u[k] + 1] - L.offsets[u[k]];
         claimed[k] = claim(L, u[k]);
     }
-    for (int k = 0; k < VISIT_BATCH; k++) {
-        if (!claimed[k]) continue;
-        if (LATE_DEGREE) degree[k] = degree_of(L, u[k]);
-        add_to_next(L, v, u[k], degree[k], found);
-    }
+    for (int k = 0; k < VISIT_BATCH; k++)
+        if (claimed[k]) add_to_next(L, v, u[k], degree[k], found);
 #endif
 }
 // [top-down-visit-end]

@@ -158,22 +158,22 @@ def test_directions_follow_the_rule_with_a_growth_margin(device):
         PushPullBFS(device, graph, pull_growth=-1)
 
 
-#: Claims by bit (CLAIM_BITS) with the degree beside the claim or after it
-#: (LATE_DEGREE), the late degree alone, and claims by bit a batch at a time after a
-#: read of the bit, on a grid of two small blocks.
+#: Claims by bit (CLAIM_BITS, the default) and by an atomicCAS on the level, each also a
+#: batch at a time after a read of the bit or the level, on a grid of two small blocks.
 CLAIM_CONFIGS = {
-    "bits": dict(claim_bits=True),
-    "bits-late": dict(claim_bits=True, late_degree=True),
-    "late": dict(late_degree=True),
-    "bits-batch-checked": dict(claim_bits=True, late_degree=True, visit_batch=2,
-                               check_before_claim=True, max_blocks=2, block_size=64),
+    "bits": {},
+    "cas": dict(claim_bits=False),
+    "bits-batch-checked": dict(visit_batch=2, check_before_claim=True, max_blocks=2,
+                               block_size=64),
+    "cas-batch-checked": dict(claim_bits=False, visit_batch=2, check_before_claim=True,
+                              max_blocks=2, block_size=64),
 }
 
 
 @pytest.mark.parametrize("config", sorted(CLAIM_CONFIGS))
 @pytest.mark.parametrize("device", [32, 64], indirect=True)
-def test_claims_by_bit_are_exact(device, config):
-    """Every way of claiming gives the reference's levels and a valid parent tree, on a
+def test_claims_are_exact(device, config):
+    """Either way of claiming gives the reference's levels and a valid parent tree, on a
     Kronecker graph (pushed and pulled levels), a mesh (hundreds of pushed ones) and from
     several starts; with claims by bit, the visited bitmap after a search holds exactly
     the vertices reached, the pulled ones included (the sweep keeps it up too)."""
@@ -183,7 +183,7 @@ def test_claims_by_bit_are_exact(device, config):
             for source in sources_of(graph)[:2]:
                 result = step.run(source)
                 check_run(graph, source, result)
-                if options.get("claim_bits"):
+                if options.get("claim_bits", True):
                     words = step.device.from_device(step.visited, step.words, np.uint32)
                     bits = np.unpackbits(words.view(np.uint8), bitorder="little")
                     reached = np.flatnonzero(bits[: graph.num_vertices])
@@ -492,7 +492,7 @@ def test_kernel_has_no_hard_coded_warp_width():
 
 @pytest.mark.parametrize("missing", ["ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD",
                                      "FORCE_DIRECTION", "VISIT_BATCH", "SHARE_SHORT_QUEUES",
-                                     "CLAIM_BITS", "LATE_DEGREE"])
+                                     "CLAIM_BITS"])
 def test_missing_tunable_is_a_compile_error(device, missing):
     helpers.compile_fails_without(device, "push_pull.hip", tunables(device.warp_size), missing)
 
@@ -509,7 +509,7 @@ def _define_sets(warp_size):
                     bu_warp_threshold=1, direction="pull")
     largest = tunables(warp_size, block_size=1024, local_small=8_000, local_medium=2_000,
                        bu_probe=1_000, direction="push", visit_batch=4, check_before_claim=True,
-                       claim_bits=True, late_degree=True)
+                       claim_bits=False)
     return [tunables(warp_size), {**tiny, "BFS_COUNT_PATHS": 1}, largest]
 
 

@@ -89,7 +89,7 @@ PULL_GROWTH = 1
 #: which the single block's hand-over and the grid share.
 PUSH_PULL_MACROS = ("ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD", "FORCE_DIRECTION",
                     "VISIT_BATCH", "SHARE_SHORT_QUEUES", "CHECK_BEFORE_CLAIM", "CLAIM_BITS",
-                    "LATE_DEGREE", "PULL_GROWTH")
+                    "PULL_GROWTH")
 
 
 def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
@@ -98,8 +98,7 @@ def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
              direction: str = "auto", hand_back_after: int = HAND_BACK_AFTER,
              handover: str = HANDOVER, keep_measures: bool = KEEP_MEASURES,
              check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
-             claim_bits: bool = push_pull.CLAIM_BITS, late_degree: bool = push_pull.LATE_DEGREE,
-             pull_growth: int = PULL_GROWTH, vp_min_vertices: int = VP_MIN_VERTICES,
+             claim_bits: bool = push_pull.CLAIM_BITS, pull_growth: int = PULL_GROWTH, vp_min_vertices: int = VP_MIN_VERTICES,
              **single) -> dict:
     """The ``-D`` macros of both kernels: step 5's (``single`` takes the single block's
     ``sb_capacity``, ``sb_edge_limit``, ... and step 4's queue tunables) and step 6's
@@ -111,7 +110,7 @@ def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
     pp = push_pull.tunables(warp_size, block_size, alpha=alpha, beta=beta, bu_probe=bu_probe,
                             bu_warp_threshold=bu_warp_threshold, direction=direction,
                             check_before_claim=check_before_claim, claim_bits=claim_bits,
-                            late_degree=late_degree, pull_growth=pull_growth)
+                            pull_growth=pull_growth)
     defines.update({k: pp[k] for k in PUSH_PULL_MACROS})
     defines["HAND_BACK_AFTER"] = hand_back_after
     defines["MEASURED_HANDOVER"] = int(handover == "measured")
@@ -143,8 +142,7 @@ class AdaptiveBFS(PersistentBFS):
                  hand_back_after: int = HAND_BACK_AFTER, handover: str = HANDOVER,
                  keep_measures: bool = KEEP_MEASURES,
                  check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
-                 claim_bits: bool = push_pull.CLAIM_BITS,
-                 late_degree: bool = push_pull.LATE_DEGREE, pull_growth: int = PULL_GROWTH,
+                 claim_bits: bool = push_pull.CLAIM_BITS, pull_growth: int = PULL_GROWTH,
                  vp_min_vertices: int = VP_MIN_VERTICES, rounds: int = ROUNDS,
                  grid_alone: bool = GRID_ALONE, **options):
         """``options`` are step 5's (the single block, the grid's queues,
@@ -159,8 +157,7 @@ class AdaptiveBFS(PersistentBFS):
             device.warp_size, options.setdefault("block_size", GRID_BLOCK_SIZE), alpha=alpha,
             beta=beta, bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
             direction=direction, check_before_claim=check_before_claim,
-            claim_bits=claim_bits, late_degree=late_degree,
-            pull_growth=pull_growth).items()
+            claim_bits=claim_bits, pull_growth=pull_growth).items()
             if key in PUSH_PULL_MACROS}
         if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"]) < 1 or bu_probe < 0:
             raise RodiniaBFSError("need alpha >= 1, beta >= 1, bu_warp_threshold >= 1 and "
