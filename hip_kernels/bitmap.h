@@ -28,3 +28,25 @@ __device__ inline bfs_u32 bitmap_words(vertex_t n)
     return ((bfs_u32)n + BITMAP_WORD_BITS - 1) / BITMAP_WORD_BITS;
 }
 __device__ inline bfs_u32 bitmap_bit(vertex_t u) { return 1u << ((bfs_u32)u % BITMAP_WORD_BITS); }
+
+// [bitmap-of-levels-begin]
+// A visited bitmap rebuilt from the levels by the whole grid (step 5's single block, when
+// the grid hands it a frontier; steps 6 and 7's claims by bit): a thread per vertex, so
+// that a warp reads WARP_SIZE consecutive levels at once, and the warp's ballot is
+// WARP_SIZE / BITMAP_WORD_BITS words of the bitmap.
+__device__ inline void rebuild_bitmap(bfs_u32* bitmap, const level_t* levels, vertex_t n)
+{
+    const bfs_u32 words = bitmap_words(n);
+    const bfs_u32 threads = gridDim.x * blockDim.x;  // a multiple of WARP_SIZE
+    for (bfs_u32 base = blockIdx.x * blockDim.x + warp_id() * WARP_SIZE; base < (bfs_u32)n;
+         base += threads) {
+        const bfs_u32 u = base + lane_id();
+        // Written by other blocks before the last grid barrier: read past this SM's cache.
+        const bool seen = u < (bfs_u32)n && ((const volatile level_t*)levels)[u] != -1;
+        const lane_mask_t bits = warp_ballot(seen);
+        const bfs_u32 w = base / BITMAP_WORD_BITS + lane_id();
+        if (lane_id() < WARP_SIZE / BITMAP_WORD_BITS && w < words)
+            bitmap[w] = (bfs_u32)(bits >> (lane_id() * BITMAP_WORD_BITS));
+    }
+}
+// [bitmap-of-levels-end]

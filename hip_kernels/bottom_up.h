@@ -36,7 +36,6 @@ struct Sweep {
     const bfs_u32* frontier;   // bitmap of this level's frontier
     bfs_u32* next_frontier;    // bitmap of the next one, all zero at the start
     bfs_u64* path_counts;
-    bfs_u32* visited = nullptr;  // step 6 with CLAIM_BITS: the visited bitmap, kept up
 };
 
 // [push-pull-bottom-up-begin]
@@ -126,7 +125,6 @@ __device__ inline void bottom_up(const Sweep& S, bfs_u32 first_warp, bfs_u32 war
             S.levels[v] = S.next_level;
             S.parents[v] = parent;
             add_to_bitmap(S.next_frontier, v);
-            if (S.visited) add_to_bitmap(S.visited, v);  // for the top-down claims that follow
             found.vertices += 1;
             found.edges += (bfs_u64)out_degree;
         }

@@ -271,6 +271,10 @@ push_pull_bfs(const PushPullArgs a)
                              small_queues(st.queue_set ^ 1), medium_queues(st.queue_set ^ 1),
                              large_queues(st.queue_set ^ 1), c.counts, &local, a.path_counts};
             bitmap_to_queues(L, frontier_bits, a.words, thread, threads);
+            // Claims by bit: the sweeps wrote levels, not bits; the visited bitmap is
+            // rebuilt from the levels, once for the whole run of pulled levels (a bit set
+            // by each sweep as it finds a vertex was slower on the small worlds).
+            if (CLAIM_BITS) rebuild_bitmap(a.visited, a.levels, a.num_vertices);
             copy_out(L);
             st.phase++;
             if (!grid_sync(a.barrier, [&] {
@@ -325,8 +329,7 @@ push_pull_bfs(const PushPullArgs a)
         if (st.direction == BOTTOM_UP) {
             const Sweep S = {a.offsets, a.in_offsets, a.in_edges, a.active, a.active_count,
                              a.levels, a.parents, st.level + 1, frontier_bits,
-                             a.bitmaps + next_map * a.words, a.path_counts,
-                             CLAIM_BITS ? a.visited : nullptr};
+                             a.bitmaps + next_map * a.words, a.path_counts};
             bottom_up(S, warp, warps, found);
             st.dirty |= 1u << next_map;
             add_tally(found, block_tally, c.tally);

@@ -276,22 +276,4 @@ __device__ inline bool fits_single_block(bfs_u32 small, bfs_u32 medium, bfs_u32 
     return edges_at_most <= SB_EDGE_LIMIT / 2;
 }
 
-// The single block's bitmap, rebuilt from the levels by the whole grid: a thread per
-// vertex, so that a warp reads WARP_SIZE consecutive levels at once, and the warp's ballot
-// is WARP_SIZE / BITMAP_WORD_BITS words of the bitmap.
-__device__ inline void rebuild_bitmap(bfs_u32* bitmap, const level_t* levels, vertex_t n)
-{
-    const bfs_u32 words = bitmap_words(n);
-    const bfs_u32 threads = gridDim.x * BLOCK_SIZE;  // a multiple of WARP_SIZE
-    for (bfs_u32 base = blockIdx.x * BLOCK_SIZE + warp_id() * WARP_SIZE; base < (bfs_u32)n;
-         base += threads) {
-        const bfs_u32 u = base + lane_id();
-        // Written by other blocks before the last grid barrier: read past this SM's cache.
-        const bool seen = u < (bfs_u32)n && ((const volatile level_t*)levels)[u] != -1;
-        const lane_mask_t bits = warp_ballot(seen);
-        const bfs_u32 w = base / BITMAP_WORD_BITS + lane_id();
-        if (lane_id() < WARP_SIZE / BITMAP_WORD_BITS && w < words)
-            bitmap[w] = (bfs_u32)(bits >> (lane_id() * BITMAP_WORD_BITS));
-    }
-}
 // [persistent-hand-back-end]
