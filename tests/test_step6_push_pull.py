@@ -20,7 +20,9 @@ from rodinia_bfs.graphs.generators import delaunay, grid2d, grid_with_hubs, kron
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.validate import check_parents
 from rodinia_bfs.variants import STEPS
-from rodinia_bfs.variants.push_pull import ALPHA, PushPullBFS, rule_table, tunables
+from rodinia_bfs.variants.adaptive import AdaptiveBFS
+from rodinia_bfs.variants.push_pull import (ALPHA, PushPullBFS, claims_by_bit, rule_table,
+                                           tunables)
 
 import helpers
 from helpers import (awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip, run_per_case,
@@ -158,13 +160,13 @@ def test_directions_follow_the_rule_with_a_growth_margin(device):
         PushPullBFS(device, graph, pull_growth=-1)
 
 
-#: Claims by bit (CLAIM_BITS, the default) and by an atomicCAS on the level, each also a
-#: batch at a time after a read of the bit or the level, on a grid of two small blocks.
+#: Claims by bit (CLAIM_BITS) and by an atomicCAS on the level, each also a batch at a
+#: time after a read of the bit or the level, on a grid of two small blocks.
 CLAIM_CONFIGS = {
-    "bits": {},
+    "bits": dict(claim_bits=True),
     "cas": dict(claim_bits=False),
-    "bits-batch-checked": dict(visit_batch=2, check_before_claim=True, max_blocks=2,
-                               block_size=64),
+    "bits-batch-checked": dict(claim_bits=True, visit_batch=2, check_before_claim=True,
+                               max_blocks=2, block_size=64),
     "cas-batch-checked": dict(claim_bits=False, visit_batch=2, check_before_claim=True,
                               max_blocks=2, block_size=64),
 }
@@ -184,7 +186,7 @@ def test_claims_are_exact(device, config):
             for source in sources_of(graph)[:2]:
                 result = step.run(source)
                 check_run(graph, source, result)
-                if options.get("claim_bits", True):
+                if options["claim_bits"]:
                     words = step.device.from_device(step.visited, step.words, np.uint32)
                     bits = np.unpackbits(words.view(np.uint8), bitorder="little")
                     marked = bits[: graph.num_vertices].astype(bool)
@@ -196,6 +198,28 @@ def test_claims_are_exact(device, config):
             starts = [1, graph.num_vertices // 2, graph.num_vertices - 1]
             for depth in (None, 2):
                 check_search(step, starts, depth)
+
+
+@pytest.mark.parametrize("device", [32], indirect=True)
+def test_claims_by_bit_where_the_graph_outgrows_the_l2(device, monkeypatch):
+    """By default a step claims by bit exactly when its graph's level, parent and offset
+    (16 bytes a vertex) outgrow the device's L2 cache; an explicit choice wins."""
+    graph = GRAPHS["grid-23x19"]()
+    n = graph.num_vertices
+    for l2, want in ((16 * n, False), (16 * n - 1, True), (0, True)):
+        monkeypatch.setattr(device, "l2_cache_bytes", l2)
+        assert claims_by_bit(device, graph) is want
+        for cls in (PushPullBFS, AdaptiveBFS):
+            with cls(device, graph) as step:
+                assert step._push_pull["CLAIM_BITS"] == int(want)
+                check_run_levels(graph, step)
+            with cls(device, graph, claim_bits=not want) as step:
+                assert step._push_pull["CLAIM_BITS"] == int(not want)
+
+
+def check_run_levels(graph, step):
+    result = step.run(7)
+    np.testing.assert_array_equal(result.levels, scipy_levels(graph, 7))
 
 
 def test_kronecker_takes_both_directions(device):

@@ -223,6 +223,9 @@ class Device(ABC):
     max_shared_memory_per_block: int
     #: Ticks per second of ``device_clock()`` in bfs_common.h (per-level timing in a kernel).
     clock_rate_hz: float = 1e9
+    #: Bytes of the level-2 cache that every multiprocessor shares (50 MiB on an H100):
+    #: steps 6 and 7 claim by bit where a graph's per-vertex arrays outgrow it.
+    l2_cache_bytes: int = 0
 
     # -- compilation ---------------------------------------------------------------
     @abstractmethod

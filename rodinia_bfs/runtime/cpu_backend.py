@@ -472,6 +472,7 @@ _SHARED_PER_MULTIPROCESSOR = 228 * 1024
 _SHARED_PER_BLOCK = 48 * 1024
 _MAX_SHARED_PER_BLOCK = 227 * 1024  # BFS_EMU_MAX_DYNAMIC_SHARED in hip_emulator.h
 _MAX_THREADS_PER_BLOCK = 1024
+_L2_CACHE_BYTES = 50 * 1024 * 1024  # an H100's: the emulator has no cache of its own
 
 
 class CpuDevice(Device):
@@ -485,6 +486,7 @@ class CpuDevice(Device):
     max_threads_per_block = _MAX_THREADS_PER_BLOCK
     shared_memory_per_block = _SHARED_PER_BLOCK
     max_shared_memory_per_block = _MAX_SHARED_PER_BLOCK
+    l2_cache_bytes = _L2_CACHE_BYTES
 
     def __init__(self, warp_size: int | None = None, workers: int | None = None,
                  sanitize: bool = False):

@@ -270,6 +270,7 @@ class CudaDevice(GpuDevice):
             a.CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN))
         self.cooperative_launch = bool(self._attribute(a.CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH))
         self.clock_rate_hz = 1e9  # %globaltimer counts nanoseconds
+        self.l2_cache_bytes = self._attribute(a.CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)
         self.arch = "sm_%d%d" % self.compute_capability
         self._target = None  # what NVRTC compiles for, decided at the first compile
 

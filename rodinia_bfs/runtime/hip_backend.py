@@ -458,6 +458,7 @@ class HipDevice(GpuDevice):
         self.max_shared_memory_per_block = max(self.shared_memory_per_block,
                                                int(getattr(props, "sharedMemPerBlockOptin", 0) or 0))
         self.cooperative_launch = bool(getattr(props, "cooperativeLaunch", 1))
+        self.l2_cache_bytes = int(getattr(props, "l2CacheSize", 0) or 0)
         # wall_clock64() counts at wallClockRate kHz (100 MHz on MI200 and MI300).
         self.clock_rate_hz = 1000.0 * float(hip_check(hip.hipDeviceGetAttribute(
             hip.hipDeviceAttribute_t.hipDeviceAttributeWallClockRate, device_id),

@@ -98,8 +98,8 @@ def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
              direction: str = "auto", hand_back_after: int = HAND_BACK_AFTER,
              handover: str = HANDOVER, keep_measures: bool = KEEP_MEASURES,
              check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
-             claim_bits: bool = push_pull.CLAIM_BITS, pull_growth: int = PULL_GROWTH, vp_min_vertices: int = VP_MIN_VERTICES,
-             **single) -> dict:
+             claim_bits: bool = True, pull_growth: int = PULL_GROWTH,
+             vp_min_vertices: int = VP_MIN_VERTICES, **single) -> dict:
     """The ``-D`` macros of both kernels: step 5's (``single`` takes the single block's
     ``sb_capacity``, ``sb_edge_limit``, ... and step 4's queue tunables) and step 6's
     switch and bottom-up tunables. The choice between the kernels is made by step 5's
@@ -142,13 +142,16 @@ class AdaptiveBFS(PersistentBFS):
                  hand_back_after: int = HAND_BACK_AFTER, handover: str = HANDOVER,
                  keep_measures: bool = KEEP_MEASURES,
                  check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
-                 claim_bits: bool = push_pull.CLAIM_BITS, pull_growth: int = PULL_GROWTH,
+                 claim_bits: bool | None = push_pull.CLAIM_BITS,
+                 pull_growth: int = PULL_GROWTH,
                  vp_min_vertices: int = VP_MIN_VERTICES, rounds: int = ROUNDS,
                  grid_alone: bool = GRID_ALONE, **options):
         """``options`` are step 5's (the single block, the grid's queues,
         ``max_grid_blocks``); ``hand_back_after``, ``handover`` (:data:`HANDOVERS`),
         ``keep_measures`` (:data:`KEEP_MEASURES`), ``rounds`` and ``grid_alone``
         (:data:`GRID_ALONE`) this step's; the others step 6's."""
+        if claim_bits is None:
+            claim_bits = push_pull.claims_by_bit(device, graph)
         if handover not in HANDOVERS:
             raise RodiniaBFSError(f"handover must be one of {', '.join(HANDOVERS)}, got "
                                   f"{handover!r}")

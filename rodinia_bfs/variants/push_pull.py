@@ -65,10 +65,25 @@ SHARE_SHORT_QUEUES = True
 CHECK_BEFORE_CLAIM = False
 #: How a top-down visit claims its target: by an atomicCAS on its level (False: step 2's
 #: claim), or by an atomicOr on its bit in a visited bitmap 32 times smaller, which the L2
-#: cache keeps where the levels do not fit it (True): CLAIM_BITS in top_down.h. By bit was
-#: 4-5 % faster on the H100 on Delaunay 2^22 and 2^24 and Kronecker-22, the same elsewhere
-#: (chapter 6, "Claims by bit").
-CLAIM_BITS = True
+#: cache keeps where the levels do not fit it (True): CLAIM_BITS in top_down.h. None
+#: chooses per graph and device (claims_by_bit).
+CLAIM_BITS = None
+#: Bytes a vertex has in the arrays a top-down claim reads and writes at random: its
+#: level and parent (4 B each) and its list's offset (8 B).
+CLAIM_BYTES_PER_VERTEX = 16
+
+
+# [push-pull-claims-by-bit-begin]
+def claims_by_bit(device: Device, graph: CSRGraph) -> bool:
+    """Whether the top-down levels claim by bit: where the arrays a claim touches at
+    random, CLAIM_BYTES_PER_VERTEX a vertex, outgrow the device's L2 cache, so that an
+    atomicCAS on a level would often wait for DRAM. Where they fit, the atomicCAS is one
+    trip to the L2 like the atomicOr, and the bit's claim adds a store of the level after
+    it (chapter 6, "Claims by bit"). A device that does not say its L2 claims by bit."""
+    return CLAIM_BYTES_PER_VERTEX * graph.num_vertices > device.l2_cache_bytes
+# [push-pull-claims-by-bit-end]
+
+
 #: By how many eighths a frontier must grow before Beamer's rule pulls it (PULL_GROWTH in
 #: push_pull_grid.h): 0, as Beamer's rule has it, for step 6; step 7 sets its own.
 PULL_GROWTH = 0
@@ -88,7 +103,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
              beta: int = BETA, bu_probe: int = BU_PROBE, bu_warp_threshold: int | None = None,
              direction: str = "auto", visit_batch: int = VISIT_BATCH,
              share_short_queues: bool = SHARE_SHORT_QUEUES,
-             check_before_claim: bool = CHECK_BEFORE_CLAIM, claim_bits: bool = CLAIM_BITS,
+             check_before_claim: bool = CHECK_BEFORE_CLAIM, claim_bits: bool = True,
              pull_growth: int = PULL_GROWTH, **balanced) -> dict:
     """The ``-D`` macros of the kernel: step 4's (``balanced`` takes its options) and
     the bottom-up and switch tunables; ``None`` takes the default."""
@@ -197,9 +212,11 @@ class PushPullBFS(BalancedBFS):
                  alpha: int = ALPHA, beta: int = BETA, bu_probe: int = BU_PROBE,
                  bu_warp_threshold: int | None = None, direction: str = "auto",
                  visit_batch: int = VISIT_BATCH, share_short_queues: bool = SHARE_SHORT_QUEUES,
-                 check_before_claim: bool = CHECK_BEFORE_CLAIM, claim_bits: bool = CLAIM_BITS,
-                 pull_growth: int = PULL_GROWTH,
+                 check_before_claim: bool = CHECK_BEFORE_CLAIM,
+                 claim_bits: bool | None = CLAIM_BITS, pull_growth: int = PULL_GROWTH,
                  max_blocks: int | None = None, count_paths: bool = False, **balanced):
+        if claim_bits is None:
+            claim_bits = claims_by_bit(device, graph)
         self._push_pull = tunables(device.warp_size, block_size, alpha=alpha, beta=beta,
                                    bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
                                    direction=direction, visit_batch=visit_batch,
