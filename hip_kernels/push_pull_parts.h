@@ -62,7 +62,8 @@ struct PushPullArgs {
     GridBarrier* barrier;
     bfs_u64* path_counts;      // with COUNT_PATHS, path_words of them
     Control* control;          // step 7: where the single block stopped, or this kernel
-    bfs_u32* visited;          // the visited bitmap: the single block's (step 7) and the claims' (CLAIM_BITS)
+    bfs_u32* visited;          // the visited bitmap: step 7's single block's, and the
+                               // claims' by bit (CLAIM_BITS)
     LevelStamp* stamps;        // step 7: which kernel ran each level, stamp_capacity of them
     bfs_u64 num_edges;
     bfs_u64 start_edges;       // per search: the start vertices' degrees (m_f of level 0)

@@ -33,7 +33,7 @@
 // The claim of target u for the next level; true for the one thread that wins it.
 // CLAIM_BITS 0: step 2's atomicCAS on u's level. CLAIM_BITS 1: an atomicOr on u's bit in
 // the visited bitmap (L.visited), which is 32 times smaller than the levels: on a graph
-// whose levels do not fit the L2 cache (4 bytes a vertex: 64 MB at 2^24 vertices) the
+// whose levels do not fit the L2 cache (4 bytes a vertex: 64 MiB at 2^24 vertices) the
 // claims, one per edge, still find it there, where each atomicCAS on a level the cache
 // lacks waits for DRAM. The winner writes the level with a plain store.
 __device__ inline bool claim(const Level& L, vertex_t u)
@@ -55,7 +55,6 @@ __device__ inline bool reached(const Level& L, vertex_t u)
 {
     return CLAIM_BITS ? in_bitmap(L.visited, u) : L.levels[u] != -1;
 }
-
 // [top-down-claim-end]
 
 // [top-down-count-begin]

@@ -536,7 +536,7 @@ def _define_sets(warp_size):
                     bu_warp_threshold=1, direction="pull")
     largest = tunables(warp_size, block_size=1024, local_small=8_000, local_medium=2_000,
                        bu_probe=1_000, direction="push", visit_batch=4, check_before_claim=True,
-                       claim_bits=False)
+                       claim_bits=True)
     return [tunables(warp_size), {**tiny, "BFS_COUNT_PATHS": 1}, largest]
 
 

@@ -11,11 +11,14 @@ from rodinia_bfs.graphs.generators import delaunay, grid2d, kronecker
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.runtime.cpu_backend import kernel_names
 from rodinia_bfs.variants import STEPS
-from rodinia_bfs.variants.adaptive import CHOICES, HAND_BACK_AFTER, PULL_GROWTH, AdaptiveBFS
+from rodinia_bfs.variants.adaptive import (CHOICES, HAND_BACK_AFTER, PULL_GROWTH, AdaptiveBFS,
+                                          tunables)
 from rodinia_bfs.variants.persistent import LEVEL_STAMP
 from rodinia_bfs.variants.push_pull import rule_table
 
-from helpers import GRAPHS, check_run, pairwise_params, run_per_case, sources_of
+import helpers
+from helpers import (GRAPHS, check_run, hiprtc_or_skip, nvrtc_or_skip, pairwise_params,
+                     run_per_case, sources_of)
 from test_step5_persistent import (SMALL_BLOCKS, check_search, frontier_sizes, one_way, path_graph,
                                    spider, stopped_in)
 
@@ -246,6 +249,30 @@ def test_claims_across_the_hand_overs(device, claim_bits):
         check_run(step, far_end, result)
         assert runs(step.last_choices)[:3] == ["grid", "single", "grid"]
         assert "pull" in step.last_choices
+
+
+def _claims_by_bit(warp_size):
+    """Step 7 compiled claiming by bit: the grid's rebuild of the bitmap where it takes a
+    frontier over, which step 6 does not have, and no rebuild where it hands one back."""
+    return [tunables(warp_size, claim_bits=True)]
+
+
+@pytest.mark.parametrize("arch, warp_size, which", helpers.beyond_the_contract(
+    AdaptiveBFS, _claims_by_bit, ["claims-by-bit"], [("gfx90a", 64), ("gfx1030", 32)]))
+def test_hiprtc_compiles_claims_by_bit(arch, warp_size, which):
+    code = hiprtc_or_skip().compile_for_arch(kernel_source("adaptive.hip"), arch, "adaptive.hip",
+                                             _claims_by_bit(warp_size)[which],
+                                             headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("arch, warp_size, which", helpers.beyond_the_contract(
+    AdaptiveBFS, _claims_by_bit, ["claims-by-bit"], [("sm_90", 32)]))
+def test_nvrtc_compiles_claims_by_bit(arch, warp_size, which):
+    code = nvrtc_or_skip().compile_for_arch(kernel_source("adaptive.hip"), arch, "adaptive.hip",
+                                            _claims_by_bit(warp_size)[which],
+                                            headers=kernel_headers())
+    assert code[:4] == b"\x7fELF"
 
 
 def test_path_of_thousands_of_levels(device):

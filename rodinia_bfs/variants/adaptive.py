@@ -98,7 +98,7 @@ def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
              direction: str = "auto", hand_back_after: int = HAND_BACK_AFTER,
              handover: str = HANDOVER, keep_measures: bool = KEEP_MEASURES,
              check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
-             claim_bits: bool = True, pull_growth: int = PULL_GROWTH,
+             claim_bits: bool = False, pull_growth: int = PULL_GROWTH,
              vp_min_vertices: int = VP_MIN_VERTICES, **single) -> dict:
     """The ``-D`` macros of both kernels: step 5's (``single`` takes the single block's
     ``sb_capacity``, ``sb_edge_limit``, ... and step 4's queue tunables) and step 6's

@@ -103,10 +103,11 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
              beta: int = BETA, bu_probe: int = BU_PROBE, bu_warp_threshold: int | None = None,
              direction: str = "auto", visit_batch: int = VISIT_BATCH,
              share_short_queues: bool = SHARE_SHORT_QUEUES,
-             check_before_claim: bool = CHECK_BEFORE_CLAIM, claim_bits: bool = True,
+             check_before_claim: bool = CHECK_BEFORE_CLAIM, claim_bits: bool = False,
              pull_growth: int = PULL_GROWTH, **balanced) -> dict:
     """The ``-D`` macros of the kernel: step 4's (``balanced`` takes its options) and
-    the bottom-up and switch tunables; ``None`` takes the default."""
+    the bottom-up and switch tunables; ``None`` takes the default. ``claim_bits``: the
+    atomicCAS unless told (the step itself chooses per graph: claims_by_bit)."""
     defines = balanced_tunables(warp_size, block_size, **balanced)
     if isinstance(pull_growth, bool) or not isinstance(pull_growth, int) or not 0 <= pull_growth <= 64:
         raise RodiniaBFSError(f"pull_growth must be an integer from 0 to 64 (eighths), got "
