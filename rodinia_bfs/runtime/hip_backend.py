@@ -458,7 +458,10 @@ class HipDevice(GpuDevice):
         self.max_shared_memory_per_block = max(self.shared_memory_per_block,
                                                int(getattr(props, "sharedMemPerBlockOptin", 0) or 0))
         self.cooperative_launch = bool(getattr(props, "cooperativeLaunch", 1))
-        self.l2_cache_bytes = int(getattr(props, "l2CacheSize", 0) or 0)
+        # The attribute: hipDeviceProp_t.l2CacheSize is documented as always 0 with HIP-Clang.
+        self.l2_cache_bytes = int(hip_check(hip.hipDeviceGetAttribute(
+            hip.hipDeviceAttribute_t.hipDeviceAttributeL2CacheSize, device_id),
+            "hipDeviceGetAttribute(hipDeviceAttributeL2CacheSize)"))
         # wall_clock64() counts at wallClockRate kHz (100 MHz on MI200 and MI300).
         self.clock_rate_hz = 1000.0 * float(hip_check(hip.hipDeviceGetAttribute(
             hip.hipDeviceAttribute_t.hipDeviceAttributeWallClockRate, device_id),
