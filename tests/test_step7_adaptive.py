@@ -258,7 +258,7 @@ def _claims_by_bit(warp_size):
 
 
 @pytest.mark.parametrize("arch, warp_size, which", helpers.beyond_the_contract(
-    AdaptiveBFS, _claims_by_bit, ["claims-by-bit"], [("gfx90a", 64), ("gfx1030", 32)]))
+    AdaptiveBFS, _claims_by_bit, ["claims-by-bit"], [("gfx90a", 64)]))
 def test_hiprtc_compiles_claims_by_bit(arch, warp_size, which):
     code = hiprtc_or_skip().compile_for_arch(kernel_source("adaptive.hip"), arch, "adaptive.hip",
                                              _claims_by_bit(warp_size)[which],

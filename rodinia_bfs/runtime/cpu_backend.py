@@ -206,12 +206,47 @@ def _build(compiler: _Compiler, key: str, files: dict[str, str], main: str, flag
 
     Returns the library and the compiler's output (warnings; empty from the cache).
     The library is written under a temporary name and renamed into place, so that
-    processes compiling the same key at the same time never load a half-written file.
+    processes compiling the same key at the same time never load a half-written file;
+    and a lock on the key makes a second process (a test worker) wait for the first one's
+    library instead of compiling it again.
     """
     folder = _writable_cache()
     target = folder / f"{key}.so"
     if target.is_file():
         return target, ""
+    with _key_lock(folder, key):
+        if target.is_file():  # built by the process that held the lock
+            return target, ""
+        return _compile_into(compiler, target, files, main, flags, what)
+
+
+class _key_lock:
+    """An exclusive lock on ``<folder>/.<key>.lock`` for as long as the ``with`` lasts
+    (``fcntl.flock``: released by the system if the holder dies; no lock where there is
+    no ``fcntl``)."""
+
+    def __init__(self, folder: Path, key: str):
+        self.path = folder / f".{key}.lock"
+        self.file = None
+
+    def __enter__(self):
+        try:
+            import fcntl
+        except ImportError:  # not a POSIX system: compile twice at worst
+            return self
+        self.file = open(self.path, "a")
+        fcntl.flock(self.file, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        if self.file is not None:
+            self.file.close()  # closing releases the lock
+        return False
+
+
+def _compile_into(compiler: _Compiler, target: Path, files: dict[str, str], main: str,
+                  flags: list[str], what: str) -> tuple[Path, str]:
+    folder, key = target.parent, target.stem
     with tempfile.TemporaryDirectory(prefix="rodinia-bfs-emu-") as work:
         for rel, text in files.items():
             path = Path(work) / rel
