@@ -26,6 +26,7 @@ second run with the same sources does not invoke the compiler.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import hashlib
 import json
@@ -220,28 +221,19 @@ def _build(compiler: _Compiler, key: str, files: dict[str, str], main: str, flag
         return _compile_into(compiler, target, files, main, flags, what)
 
 
-class _key_lock:
+@contextlib.contextmanager
+def _key_lock(folder: Path, key: str):
     """An exclusive lock on ``<folder>/.<key>.lock`` for as long as the ``with`` lasts
-    (``fcntl.flock``: released by the system if the holder dies; no lock where there is
-    no ``fcntl``)."""
-
-    def __init__(self, folder: Path, key: str):
-        self.path = folder / f".{key}.lock"
-        self.file = None
-
-    def __enter__(self):
-        try:
-            import fcntl
-        except ImportError:  # not a POSIX system: compile twice at worst
-            return self
-        self.file = open(self.path, "a")
-        fcntl.flock(self.file, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc):
-        if self.file is not None:
-            self.file.close()  # closing releases the lock
-        return False
+    (``fcntl.flock``: released when the file is closed, or by the system if the holder
+    dies; no lock where there is no ``fcntl``: compiled twice at worst)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with open(folder / f".{key}.lock", "a") as file:
+        fcntl.flock(file, fcntl.LOCK_EX)
+        yield
 
 
 def _compile_into(compiler: _Compiler, target: Path, files: dict[str, str], main: str,

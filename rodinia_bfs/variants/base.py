@@ -55,6 +55,14 @@ def field_views(record: np.ndarray, names) -> dict[str, np.ndarray]:
     return {name: record[name][:1] for name in names}
 
 
+def bitmap_of(vertices: np.ndarray, words: int) -> np.ndarray:
+    """A bitmap of ``words`` 32-bit words with the bits of ``vertices`` set, as the
+    kernels keep a set of vertices (bitmap.h): bit v % 32 of word v / 32."""
+    bits = np.zeros(32 * words, bool)
+    bits[vertices] = True
+    return np.packbits(bits, bitorder="little").view(np.uint32)
+
+
 class DeviceMemory:
     """The buffers one owner allocates on one device, freed together (``hipFree``)."""
 

@@ -22,7 +22,7 @@ from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, ceil_div
 from rodinia_bfs.variants import balanced
-from rodinia_bfs.variants.base import NO_DEPTH_LIMIT, GPUStep, LevelTimer, check_fits
+from rodinia_bfs.variants.base import NO_DEPTH_LIMIT, GPUStep, LevelTimer, bitmap_of, check_fits
 
 # [persistent-tunables-begin]
 #: Threads of the single block: the most a block may have, for the widest levels.
@@ -439,9 +439,7 @@ class PersistentBFS(GPUStep):
         words = ceil_div(n, 32)
         parts = [*queues, counts.reshape(-1), control.view(np.int32)]
         if single:
-            bits = np.zeros(32 * words, bool)
-            bits[starts] = True
-            parts.append(np.packbits(bits, bitorder="little").view(np.int32))
+            parts.append(bitmap_of(starts, words).view(np.int32))
         need = sum(part.size for part in parts)
         if self._staged_start is None or self._staged_start.size < need:
             self._staged_start = dev.host_malloc(need, np.int32)

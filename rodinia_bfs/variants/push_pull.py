@@ -24,7 +24,8 @@ from rodinia_bfs.reference import BFSResult
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, DeviceBuffer, ceil_div
 from rodinia_bfs.variants.balanced import MAX_BLOCKS, QUEUES, BalancedBFS
 from rodinia_bfs.variants.balanced import tunables as balanced_tunables
-from rodinia_bfs.variants.base import NO_DEPTH_LIMIT, LevelTimer, check_fits, field_views
+from rodinia_bfs.variants.base import (NO_DEPTH_LIMIT, LevelTimer, bitmap_of, check_fits,
+                                      field_views)
 
 # [push-pull-tunables-begin]
 #: Beamer's alpha: go bottom-up when the frontier's edges m_f exceed m_u / ALPHA, m_u
@@ -109,7 +110,8 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
     the bottom-up and switch tunables; ``None`` takes the default. ``claim_bits``: the
     atomicCAS unless told (the step itself chooses per graph: claims_by_bit)."""
     defines = balanced_tunables(warp_size, block_size, **balanced)
-    if isinstance(pull_growth, bool) or not isinstance(pull_growth, int) or not 0 <= pull_growth <= 64:
+    if (isinstance(pull_growth, bool) or not isinstance(pull_growth, int)
+            or not 0 <= pull_growth <= 64):
         raise RodiniaBFSError(f"pull_growth must be an integer from 0 to 64 (eighths), got "
                               f"{pull_growth!r}")
     if direction not in DIRECTIONS:
@@ -366,10 +368,8 @@ class PushPullBFS(BalancedBFS):
         self._clean_control()
         queues = super()._reset_many(starts)
         if self.claim_bits:  # the start vertices' bits, as the levels have them
-            bits = np.zeros(self.words * BITMAP_WORD_BITS, np.uint8)
-            bits[starts] = 1
-            words = np.packbits(bits, bitorder="little").view(np.uint32)
-            self.device.memcpy_htod_async(self.visited, words, self.stream)
+            self.device.memcpy_htod_async(self.visited, bitmap_of(starts, self.words),
+                                          self.stream)
         self.source, self.start_vertices = -1, int(starts.size)
         self.start_edges = int(self.degrees[starts].sum())
         return queues
