@@ -58,7 +58,7 @@ def test_emulator_crossings_see_every_block(emulator, blocks, threads):
 def test_emulator_uses_the_whole_cooperative_grid(emulator):
     kernel, buffers = _setup(emulator)
     blocks = emulator.cooperative_grid(kernel, 128)
-    assert blocks == 2 * 16  # two workers, each a multiprocessor of 2048 threads
+    assert blocks == 2 * 8  # two workers, each a multiprocessor of 1,024 threads (64 registers each)
     counter, errors = _cross(emulator, kernel, buffers, blocks, 128, 50)
     assert (counter, errors) == (50 * blocks, 0)
 
@@ -80,9 +80,11 @@ def test_emulator_refuses_grid_sync_outside_a_cooperative_launch(emulator):
 def test_a_grid_that_cannot_be_resident_is_refused(emulator):
     kernel, buffers = _setup(emulator)
     limit = emulator.cooperative_grid(kernel, 1024)
-    assert limit == 2 * 2
-    with pytest.raises(DeviceError, match=r"cannot all be resident at once.*at most 4"):
+    assert limit == 2 * 1  # a block of 1,024 threads of 64 registers fills a multiprocessor
+    with pytest.raises(DeviceError, match=r"cannot all be resident at once.*at most 2"):
         emulator.launch_cooperative(kernel, limit + 1, 1024, (*buffers, np.uint32(1), NO_QUIT))
+    # Threads at 64 registers each: 1,024 a multiprocessor; blocks: at most 32.
+    assert [emulator.max_active_blocks(kernel, t) for t in (512, 256, 32, 8)] == [2, 4, 32, 32]
     # Shared memory limits residency too: 100 KiB a block leaves room for two per multiprocessor.
     assert emulator.max_active_blocks(kernel, 64, 100 * 1024) == 2
     assert emulator.max_active_blocks(kernel, 64, emulator.max_shared_memory_per_block + 1) == 0
@@ -227,12 +229,12 @@ def test_emulator_helpers_give_back_their_stacks_after_a_cooperative_launch(emul
     """A process may have only so many memory mappings, and a cooperative launch runs each
     block on a helper thread with fiber stacks of its own: the helpers give theirs back
     when it ends, into a pool that keeps at most 256 mappings of them for the next
-    cooperative launch. Here 8 workers' grid of blocks of 1024 threads: 15 helpers, whose
+    cooperative launch. Here 16 workers' grid of blocks of 1024 threads: 15 helpers, whose
     new stacks have guard pages made by mprotect (two mappings each), as on a kernel
     without guard regions (with them, the kernel merges the chunks of stacks into a few
     mappings)."""
     monkeypatch.setenv("RODINIA_BFS_EMU_GUARD", "mprotect")
-    device = get_device("cpu", warp_size=emulator.warp_size, workers=8)
+    device = get_device("cpu", warp_size=emulator.warp_size, workers=16)
     kernel, buffers = _setup(device)
     _cross(device, kernel, buffers, 1, 1024, 3)  # the launching thread's own stacks
     before = _mappings()

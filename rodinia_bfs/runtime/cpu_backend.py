@@ -494,6 +494,13 @@ def _clear_memo() -> None:
 #: What the emulator says a multiprocessor holds, so that occupancy and cooperative
 #: launches behave as on a GPU (the figures of an NVIDIA Hopper SM).
 _THREADS_PER_MULTIPROCESSOR = 2048
+#: The registers of a Hopper SM, and what the emulator takes a thread to hold, having no
+#: compiler's count: 64, what steps 6 and 7's grid kernel takes on an H100 (chapter 7),
+#: so that a multiprocessor holds 1,024 threads as it does there. (Half the blocks of
+#: 2,048 threads' worth: every grid barrier of a cooperative launch waits for every
+#: thread of the grid, and here each is a fiber that the workers switch to.)
+_REGISTERS_PER_MULTIPROCESSOR = 65536
+_REGISTERS_PER_THREAD = 64
 _BLOCKS_PER_MULTIPROCESSOR = 32
 _SHARED_PER_MULTIPROCESSOR = 228 * 1024
 _SHARED_PER_BLOCK = 48 * 1024
@@ -660,11 +667,13 @@ class CpuDevice(Device):
         self._run(kernel, grid, block, args, shared_mem, cooperative=False)
 
     def max_active_blocks(self, kernel: Kernel, block_size: int, shared_mem: int = 0) -> int:
-        """The occupancy of an NVIDIA Hopper SM (threads, blocks and shared memory per
-        multiprocessor); the kernel's registers do not limit it here."""
+        """The occupancy of an NVIDIA Hopper SM (threads, blocks, registers and shared
+        memory per multiprocessor), each thread taken to hold _REGISTERS_PER_THREAD."""
         if not 1 <= int(block_size) <= _MAX_THREADS_PER_BLOCK or shared_mem > _MAX_SHARED_PER_BLOCK:
             return 0
-        return min(_BLOCKS_PER_MULTIPROCESSOR, _THREADS_PER_MULTIPROCESSOR // int(block_size),
+        threads = min(_THREADS_PER_MULTIPROCESSOR,
+                      _REGISTERS_PER_MULTIPROCESSOR // _REGISTERS_PER_THREAD)
+        return min(_BLOCKS_PER_MULTIPROCESSOR, threads // int(block_size),
                    _SHARED_PER_MULTIPROCESSOR // max(int(shared_mem), 1))
 
     def _launch_cooperative(self, kernel, grid, block, args, shared_mem, stream) -> None:
