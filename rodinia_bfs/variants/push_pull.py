@@ -270,6 +270,7 @@ class PushPullBFS(BalancedBFS):
         # The visited bitmap of claims by bit (CLAIM_BITS): the kernel writes it at the
         # start of a search from one source; from several, the host does (_reset_many).
         self.visited = self._alloc(4 * self.words)
+        self._staged_bits = None  # pinned, for _reset_many
         self.tallies = self._alloc(self.counter_sets * TALLY_STRIDE * 8)  # bfs_u64
         self.records = self._alloc(4 * max(n, 1))  # bfs_u32 per level
         self.control = self._alloc(CONTROL_BYTES)  # status, then the grid barrier
@@ -368,8 +369,12 @@ class PushPullBFS(BalancedBFS):
         self._clean_control()
         queues = super()._reset_many(starts)
         if self.claim_bits:  # the start vertices' bits, as the levels have them
-            self.device.memcpy_htod_async(self.visited, bitmap_of(starts, self.words),
-                                          self.stream)
+            # Staged in pinned memory, as the levels are: the stream was waited for before
+            # they were overwritten (_start_state), so no upload still reads it.
+            if self._staged_bits is None:
+                self._staged_bits = self.device.host_malloc(self.words, np.uint32)
+            self._staged_bits[:] = bitmap_of(starts, self.words)
+            self.device.memcpy_htod_async(self.visited, self._staged_bits, self.stream)
         self.source, self.start_vertices = -1, int(starts.size)
         self.start_edges = int(self.degrees[starts].sum())
         return queues
