@@ -523,3 +523,63 @@ def test_weigh_level_is_rent_or_buy(device):
                 assert int(fit) < case[4], case
     assert 0 < switched < len(cases)
     assert [bool(g) for g in got[:6, 1]] == [False, False, False, True, False, True]
+
+
+# -- a single block slower than the grid ------------------------------------------------------
+
+#: Where the slowed single block's thread 0 waits: just before the block expands a level
+#: read as rows (single_block.h's level loop). The test fails, not skips, if it moves.
+SLOW_ANCHOR = "    #if SB_ROW_WIDTH > 0\n        my_expanded +="
+SLOW_WAIT_NS = 20_000_000  # 20 ms a level: far slower than a grid level, on the GPU or emulated
+
+
+def _slowed_single_block(monkeypatch):
+    """Step 7 compiled with its single block made slow on purpose, in the kernel's text
+    that this test alone compiles: thread 0 waits SLOW_WAIT_NS on the device clock at
+    every level, and the block's barrier at the end of the level waits for it."""
+    import rodinia_bfs.variants.base as base
+
+    def headers():
+        texts = kernel_headers()
+        assert SLOW_ANCHOR in texts["single_block.h"]
+        texts["single_block.h"] = texts["single_block.h"].replace(SLOW_ANCHOR, (
+            "    if (threadIdx.x == 0) {\n"
+            "            const bfs_u64 began = device_clock();\n"
+            f"            while (device_clock() - began < {SLOW_WAIT_NS}ull) {{}}\n"
+            "        }\n") + SLOW_ANCHOR, 1)
+        return texts
+
+    monkeypatch.setattr(base, "kernel_headers", headers)
+
+
+def _check_slow_single_block(device):
+    """Every search exact, and the grid runs most of its levels: the single block runs a
+    level, weighs it against the grid's from its second on, and gives the level after a
+    slow one to the grid once it has lost more than a switch costs (a few of its levels,
+    where a switch costs less than one of them); the grid hands back only frontiers
+    no wider than the width the block named, at most its queues."""
+    from rodinia_bfs.variants.persistent import CONTROL
+
+    graph = grid2d(24, 40)
+    with AdaptiveBFS(device, graph) as step:  # the defaults: the measured hand-over
+        for source in (0, 500, 959):
+            result = step.run(source)
+            check_run(step, source, result)
+            control = device.from_device(step.control, 1, CONTROL)[0]
+            single = step.last_choices.count("single")
+            assert 0 < single < len(step.last_choices) / 4, (step.last_choices, control)
+            assert control["slow_vertices"] <= step.sb_capacity
+
+
+def test_a_slow_single_block_gives_its_levels_to_the_grid(device, monkeypatch):
+    """The measured hand-over's other half (test_measured_hand_over leaves it to the
+    clock): a single block slower than the grid hands the levels over after a few, the
+    grid hands narrow ones back, and the levels stay exact through every hand-over."""
+    _slowed_single_block(monkeypatch)
+    _check_slow_single_block(device)
+
+
+@pytest.mark.gpu
+def test_gpu_a_slow_single_block_gives_its_levels_to_the_grid(gpu, monkeypatch):
+    _slowed_single_block(monkeypatch)
+    _check_slow_single_block(gpu)
