@@ -43,9 +43,6 @@
 #ifndef SB_ROW_BATCH
 #error "compile with -DSB_ROW_BATCH=<rows a thread of the single block loads before it claims any>"
 #endif
-#ifndef SB_WARP_BOUND
-#error "compile with -DSB_WARP_BOUND=<1: a warp appends only as many entries a lane as its widest row has, 0: a row's width>"
-#endif
 #ifndef MEASURED_HANDOVER
 #error "compile with -DMEASURED_HANDOVER=<1: the single block also hands over once it has lost more time to the grid than a switch costs, 0: only a level that outgrows it>"
 #endif

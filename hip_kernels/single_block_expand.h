@@ -125,6 +125,13 @@ __device__ inline void expand_warps(const SingleBlock& S, int q, bfs_u32 count, 
 // the other); the kernel takes a batch of SB_ROW_BATCH only for such a level, as a
 // narrower one would claim padding. Returns the entries this thread expanded (step 7's
 // rule counts them).
+//
+// A wide level of a road network is as many of these passes as it has blocks' worth of
+// vertices, each the same few hundred instructions in every warp of the block, on one
+// multiprocessor: here the instructions are what a level costs. So a padding entry (-1)
+// costs no branch of its own: its "before" is all ones, as if visited, and nobody claims
+// it; and the warp appends with a ballot per bit of each lane's count (append_rows), not
+// one per entry.
 template <int BATCH>
 __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count, level_t level,
                                       LevelCount* counter, bfs_u32 log_base)
@@ -136,40 +143,36 @@ __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count
     // The loop bound is the same for every lane of a warp, so the warp appends together.
     for (bfs_u32 base = warp_id() * WARP_SIZE; base < count;
          base += SB_BLOCK_SIZE * BATCH) {
-        Row row[BATCH];
-        vertex_t from[BATCH];
+        vertex_t found[N], parent[N];
         for (int b = 0; b < BATCH; b++) {
             const bfs_u32 i = base + b * SB_BLOCK_SIZE + lane_id();
-            from[b] = i < count ? F[i] : -1;
-            if (from[b] >= 0) {
-                row[b] = S.rows[from[b]];
-            } else {
-                for (int k = 0; k < SB_ROW_WIDTH; k++) row[b].vertex[k] = -1;
-            }
-        }
-        EdgeRecord found[N];
-        vertex_t parent[N];
-        bfs_u32 valid = 0;
-        for (int b = 0; b < BATCH; b++) {
+            const vertex_t from = i < count ? F[i] : -1;
+            Row row;
+            if (from >= 0) row = S.rows[from];
             for (int k = 0; k < SB_ROW_WIDTH; k++) {
-                const int e = b * SB_ROW_WIDTH + k;
-                found[e].vertex = row[b].vertex[k];
-                parent[e] = from[b];
-                if (row[b].vertex[k] >= 0) valid |= 1u << e;
+                found[b * SB_ROW_WIDTH + k] = from >= 0 ? row.vertex[k] : -1;
+                parent[b * SB_ROW_WIDTH + k] = from;
             }
         }
-        // With SB_WARP_BOUND, the warp's widest row bounds its ballots: in a road
-        // network's rows of 8, most entries are padding in every lane of a warp.
-        int bound = N;
-        if (SB_WARP_BOUND) {
-            bfs_u32 any = valid;
-            for (int d = WARP_SIZE / 2; d > 0; d /= 2)
-                any |= (bfs_u32)warp_shfl((bfs_i32)any, (int)(lane_id() ^ (unsigned)d));
-            bound = any ? 8 * (int)sizeof(bfs_u32) - __clz((int)any) : 0;
+        // Every atomicOr is issued before any result is looked at.
+        bfs_u32 before[N];
+        for (int e = 0; e < N; e++) {
+            const vertex_t u = found[e];
+            before[e] = u >= 0 ? atomicOr(&S.bitmap[(bfs_u32)u / BITMAP_WORD_BITS], bitmap_bit(u))
+                               : ~0u;
         }
-        const bfs_u32 mine = claim<N>(S, found, valid, parent, level + 1);
-        append<N>(S, 1 - q, counter, found, parent, mine, 0, log_base, bound);
-        expanded += (bfs_u32)__popc(valid);
+        bfs_u32 mine = 0;
+        for (int e = 0; e < N; e++) {
+            const vertex_t u = found[e];
+            expanded += u >= 0 ? 1u : 0u;
+            if (before[e] & bitmap_bit(u)) continue;  // visited, claimed by another, or padding
+#if !SB_LOG
+            S.levels[u] = level + 1;
+            S.parents[u] = parent[e];
+#endif
+            mine |= 1u << e;
+        }
+        append_rows<N>(S, 1 - q, counter, found, parent, mine, log_base);
     }
     return expanded;
 }

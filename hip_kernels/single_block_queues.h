@@ -118,6 +118,29 @@ __device__ inline lane_mask_t lanes_below()
     return (lane_mask_t)((((bfs_u64)1) << lane_id()) - 1);
 }
 __device__ inline bfs_u32 count_lanes(lane_mask_t mask) { return (bfs_u32)__popcll((bfs_u64)mask); }
+
+// [persistent-count-scan-begin]
+// The bits that hold n: 4 for 8, 3 for 7.
+constexpr int bit_width(int n) { return n > 0 ? 1 + bit_width(n / 2) : 0; }
+
+// The same exclusive sum for counts of at most MOST (a lane's claims of a row): a ballot
+// per bit of the count, each weighted by its bit, where warp_exclusive_sum takes
+// log2(WARP_SIZE) shuffles, each waiting for the last. (4 ballots for counts of up to 8.)
+template <int MOST>
+__device__ inline bfs_u32 warp_exclusive_count(bfs_u32 x, bfs_u32* total)
+{
+    constexpr int BITS = bit_width(MOST);
+    const lane_mask_t below = lanes_below();
+    bfs_u32 sum = 0, all = 0;
+    for (int b = 0; b < BITS; b++) {
+        const lane_mask_t lanes = warp_ballot((x >> b) & 1u);
+        sum += count_lanes(lanes & below) << b;
+        all += count_lanes(lanes) << b;
+    }
+    *total = all;
+    return sum;
+}
+// [persistent-count-scan-end]
 // [persistent-scan-end]
 
 // [persistent-append-begin]
@@ -126,19 +149,15 @@ __device__ inline bfs_u32 count_lanes(lane_mask_t mask) { return (bfs_u32)__popc
 // the level's edges. Item i of every lane comes before item i + 1 of any: a ballot per
 // item says which lanes have one, so a lane knows its slots from the ballots alone, and
 // one shared atomicAdd per warp reserves them all. Every lane of the warp calls it.
-// Items from `bound` on are empty in every lane of the warp (a warp-wide value): their
-// ballots are not taken.
 template <int N>
 __device__ inline void append(const SingleBlock& S, int q, LevelCount* counter,
                               const EdgeRecord* found, const vertex_t* parent, bfs_u32 mine,
-                              bfs_u32 edges, bfs_u32 log_base, int bound = N)
+                              bfs_u32 edges, bfs_u32 log_base)
 {
     const lane_mask_t below = lanes_below();
     bfs_u32 slot[N];
     bfs_u32 taken = 0;  // slots the warp needs
     for (int i = 0; i < N; i++) {
-        slot[i] = 0;
-        if (i >= bound) break;
         const lane_mask_t lanes = warp_ballot((mine >> i) & 1u);
         slot[i] = taken + count_lanes(lanes & below);
         taken += count_lanes(lanes);
@@ -218,6 +237,66 @@ __device__ inline bfs_u32 found_edges(LevelCount* counter, const EdgeRecord* fou
     return edges;
 }
 // [persistent-append-end]
+
+#if SB_ROW_WIDTH > 0
+// [persistent-append-rows-begin]
+// append() for a level read as rows: found[0..N) are vertices, and bit i of `mine` says
+// this lane claimed found[i]. A lane's claims are at most N, so one ballot per bit of its
+// count gives every lane its first slot (warp_exclusive_count), where append() takes a
+// ballot per entry; one shared atomicAdd per warp reserves them all, and each lane writes
+// its claims one after another. Every lane of the warp calls it.
+template <int N>
+__device__ inline void append_rows(const SingleBlock& S, int q, LevelCount* counter,
+                                   const vertex_t* found, const vertex_t* parent,
+                                   bfs_u32 mine, bfs_u32 log_base)
+{
+    bfs_u32 taken;  // slots the warp needs
+    bfs_u32 slot = warp_exclusive_count<N>((bfs_u32)__popc(mine), &taken);
+    if (taken == 0) return;  // the same in every lane
+    bfs_u32 first = 0;
+    if (lane_id() == 0) first = atomicAdd(&counter->vertices, taken);
+    first = (bfs_u32)warp_shfl((bfs_i32)first, 0);
+    slot += first;
+    const Queue Q = queue(S, q);
+    const bool logged = SB_LOG && log_base != NOT_LOGGED;
+    // Nearly always every slot of the warp is within the queue (and the log): then no
+    // slot needs a check of its own. (The same in every lane.)
+    if (first + taken <= SB_CAPACITY && (!logged || log_base + first + taken <= S.log_capacity)) {
+        for (int i = 0; i < N; i++) {
+            if (!((mine >> i) & 1u)) continue;
+            Q.vertex[slot] = found[i];
+            // The next level reads this vertex's row, in this SM: ask for it now, so
+            // that it waits in the SM's L1 cache rather than in L2.
+            prefetch_l1(&S.rows[found[i]]);
+#if SB_LOG
+            if (logged) S.log[log_base + slot] = LogEntry{found[i], parent[i]};
+#endif
+            slot++;
+        }
+        return;
+    }
+    for (int i = 0; i < N; i++) {
+        if (!((mine >> i) & 1u)) continue;
+#if SB_LOG
+        if (log_base == NOT_LOGGED) {
+        } else if (log_base + slot < S.log_capacity) {
+            S.log[log_base + slot] = LogEntry{found[i], parent[i]};
+        } else {
+            *S.broken = 1;
+        }
+#endif
+        if (slot < SB_CAPACITY) {
+            Q.vertex[slot] = found[i];
+        } else if (slot - SB_CAPACITY < S.overflow_capacity) {
+            S.overflow[slot - SB_CAPACITY] = found[i];  // the grid takes this level
+        } else {
+            *S.broken = 1;
+        }
+        slot++;
+    }
+}
+// [persistent-append-rows-end]
+#endif
 
 // [persistent-claim-begin]
 // Claim the targets of found[0..N) for the next level, those with bit i of `valid` set:

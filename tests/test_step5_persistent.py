@@ -240,8 +240,14 @@ def test_overflow_of_the_single_block_is_used(device, config):
     the wrong vertices (the next vertex along each leg), the search goes wrong; so the
     switching configuration's queue really overflowed, and the hand-over took the
     overflow to the grid."""
-    broken = edit_kernel("single_block_queues.h", "S.overflow[s - SB_CAPACITY] = found[i].vertex;",
-                         "S.overflow[s - SB_CAPACITY] = found[i].vertex + 1;")
+    if config.startswith("rows"):  # a level read as rows appends by append_rows
+        broken = edit_kernel("single_block_queues.h",
+                             "S.overflow[slot - SB_CAPACITY] = found[i];  // the grid takes this level",
+                             "S.overflow[slot - SB_CAPACITY] = found[i] + 1;")
+    else:
+        broken = edit_kernel("single_block_queues.h",
+                             "S.overflow[s - SB_CAPACITY] = found[i].vertex;",
+                             "S.overflow[s - SB_CAPACITY] = found[i].vertex + 1;")
     graph = spider()
     options = configs(device.warp_size)[config]
     with PersistentBFS(device, graph, **options) as step:
@@ -426,14 +432,21 @@ def test_several_sources_by_degree_in_the_grids_queues(device):
 
 # -- never a hang ---------------------------------------------------------------------------
 
-def test_runaway_single_block_is_an_error(device):
+@pytest.mark.parametrize("rows", [False, True])
+def test_runaway_single_block_is_an_error(device, rows):
     """A single block that claims every target again, visited or not, never empties its
     queues: the kernel's guard (no more levels or queued vertices than the graph has)
-    ends the search with an error instead of a loop."""
-    broken = edit_kernel("single_block_queues.h", "before[i] = atomicOr(",
-                         "before[i] = 0 * atomicOr(")
-    edited = single_block("single_block_queues.h", broken)
-    with with_kernel(PersistentBFS, **edited)(device, path_graph(50), **SMALL_BLOCKS) as step:
+    ends the search with an error instead of a loop, whether it reads lists or rows."""
+    if rows:
+        header = "single_block_expand.h"
+        broken = edit_kernel(header, "before[e] = u >= 0 ? atomicOr(",
+                             "before[e] = u >= 0 ? 0 * atomicOr(")
+    else:
+        header = "single_block_queues.h"
+        broken = edit_kernel(header, "before[i] = atomicOr(", "before[i] = 0 * atomicOr(")
+    edited = single_block(header, broken)
+    with with_kernel(PersistentBFS, **edited)(device, path_graph(50),
+                                              **SMALL_BLOCKS, rows=rows) as step:
         with pytest.raises(DeviceError, match="did not finish"):
             step.run(0)
 
@@ -563,8 +576,8 @@ def test_rows_expand_every_entry(device):
     """With rows, every entry of a row that is not padding is claimed; a kernel that
     passes over entry 0 of each row goes wrong."""
     graph = grid2d(37, 29)
-    broken = edit_kernel("single_block_expand.h", "if (row[b].vertex[k] >= 0) valid |= 1u << e;",
-                         "if (k > 0 && row[b].vertex[k] >= 0) valid |= 1u << e;")
+    broken = edit_kernel("single_block_expand.h", "before[e] = u >= 0 ? atomicOr(",
+                         "before[e] = u >= 0 && e % SB_ROW_WIDTH != 0 ? atomicOr(")
     with PersistentBFS(device, graph, **SMALL_BLOCKS) as step:
         assert step.row_width == 4
         check_run(step, 0, step.run(0))
@@ -594,8 +607,8 @@ def test_row_batches(device, row_batch):
             widest = max(widest, *frontier_sizes(run))
         assert widest > 1.5 * device.warp_size
     if row_batch > 1:
-        broken = edit_kernel("single_block_expand.h", "if (row[b].vertex[k] >= 0) valid |= 1u << e;",
-                             "if (b != 1 && row[b].vertex[k] >= 0) valid |= 1u << e;")
+        broken = edit_kernel("single_block_expand.h", "before[e] = u >= 0 ? atomicOr(",
+                             "before[e] = u >= 0 && e / SB_ROW_WIDTH != 1 ? atomicOr(")
         edited = single_block("single_block_expand.h", broken)
         with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
             wrong = step.run(61 * 30 + 30)
@@ -604,26 +617,24 @@ def test_row_batches(device, row_batch):
         PersistentBFS(device, graph, row_batch=9)
 
 
-@pytest.mark.parametrize("row_batch", [2])
-def test_warp_bound(device, row_batch):
-    """With warp_bound, a warp appends only as many entries a lane as its widest row
-    has: every search ends exact (rows of 4 on a grid, of 8 on a spider with a centre of
-    degree 8, and with batches of two rows), and a bound one entry short goes wrong."""
-    options = dict(sb_block_size=device.warp_size, block_size=128, row_batch=row_batch,
-                   warp_bound=True)
-    for graph, sources in ((grid2d(61, 61), (0, 61 * 30 + 30)), (spider(legs=8), (0, 5))):
-        with PersistentBFS(device, graph, **options) as step:
-            assert step.defines["SB_WARP_BOUND"] == 1 and step.row_width in (4, 8)
-            for source in sources:
-                check_run(step, source, step.run(source))
-    broken = edit_kernel("single_block_expand.h",
-                         "bound = any ? 8 * (int)sizeof(bfs_u32) - __clz((int)any) : 0;",
-                         "bound = any ? 8 * (int)sizeof(bfs_u32) - 1 - __clz((int)any) : 0;")
-    edited = single_block("single_block_expand.h", broken)
-    graph = grid2d(61, 61)
+@pytest.mark.parametrize("row_batch", [1, 2])
+def test_rows_append_by_the_bits_of_a_count(device, row_batch):
+    """A level read as rows appends by a ballot per bit of each lane's count of claims
+    (warp_exclusive_count): on a spider whose centre has 8 legs, the centre's lane claims
+    8 vertices at level 0, a count of four bits, and every search ends exact, with batches
+    of one and two rows; a kernel that takes one bit fewer (counts of up to 7) goes wrong."""
+    graph = spider(legs=8)
+    options = dict(sb_block_size=device.warp_size, block_size=128, row_batch=row_batch)
+    with PersistentBFS(device, graph, **options) as step:
+        assert step.row_width == 8
+        for source in (0, 5):
+            check_run(step, source, step.run(source))
+    broken = edit_kernel("single_block_queues.h", "BITS = bit_width(MOST);",
+                         "BITS = bit_width(MOST) - 1;")
+    edited = single_block("single_block_queues.h", broken)
     with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
-        wrong = step.run(61 * 30 + 30)
-    assert not np.array_equal(wrong.levels, scipy_levels(graph, 61 * 30 + 30))
+        wrong = step.run(0)
+    assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
 
 
 @pytest.mark.parametrize("config", ["rows-switching", "switching-logged"])

@@ -67,10 +67,6 @@ ROW_WIDTH_LIMIT = 32
 #: wider than the block is then one chain of loads, not one per SB_BLOCK_SIZE slots.
 ROW_BATCH = 1
 
-#: With rows, a warp appends only as many entries a lane as its widest row has, not the
-#: row width (a road network's rows of 8 hold 2 to 3 neighbours on average).
-WARP_BOUND = False
-
 #: Pairs of kernels (single block, grid) queued between two read-backs of the Control
 #: record: each kernel of a pair either runs levels or returns at once.
 ROUNDS = 2
@@ -138,7 +134,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
              edge_records: bool = True, hand_back: bool = True,
              vp_max_degree: int = VP_MAX_DEGREE, vp_min_vertices: int = VP_MIN_VERTICES,
              row_width: int = 0, log: bool = False, row_batch: int = ROW_BATCH,
-             measured_handover: bool = False, warp_bound: bool = WARP_BOUND, **grid) -> dict:
+             measured_handover: bool = False, **grid) -> dict:
     """The ``-D`` macros of both kernels: step 4's for the grid (``grid`` takes its
     ``warp_threshold``, ``block_threshold``, ``block_piece``, ``local_small`` and
     ``local_medium``), and the single block's. ``measured_handover`` is step 7's (its grid
@@ -149,8 +145,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
                    SHARED_BITMAP=int(bool(shared_bitmap)), EDGE_RECORDS=int(bool(edge_records)),
                    HAND_BACK=int(bool(hand_back)), VP_MAX_DEGREE=vp_max_degree,
                    VP_MIN_VERTICES=vp_min_vertices, SB_ROW_WIDTH=row_width, SB_LOG=int(bool(log)),
-                   SB_ROW_BATCH=row_batch, MEASURED_HANDOVER=int(bool(measured_handover)),
-                   SB_WARP_BOUND=int(bool(warp_bound)))
+                   SB_ROW_BATCH=row_batch, MEASURED_HANDOVER=int(bool(measured_handover)))
     return defines
 
 
@@ -246,8 +241,7 @@ class PersistentBFS(GPUStep):
                  hand_back: bool = True, vp_max_degree: int = VP_MAX_DEGREE,
                  vp_min_vertices: int = VP_MIN_VERTICES, rows: bool | None = None,
                  log: bool | None = None, rounds: int = ROUNDS,
-                 max_grid_blocks: int | None = None, row_batch: int = ROW_BATCH,
-                 warp_bound: bool = WARP_BOUND, **grid):
+                 max_grid_blocks: int | None = None, row_batch: int = ROW_BATCH, **grid):
         """``sb_capacity=None`` takes the default, or less where the device's shared
         memory is smaller; ``shared_bitmap=None`` puts the visited bitmap in shared
         memory where it fits; ``rows=None`` reads the graph as rows where its degrees
@@ -270,8 +264,7 @@ class PersistentBFS(GPUStep):
         log = bool(width) if log is None else bool(log)
         defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
                            sb_edge_limit, edge_batch, True, edge_records, hand_back,
-                           vp_max_degree, vp_min_vertices, width, log, row_batch,
-                           warp_bound=warp_bound, **grid)
+                           vp_max_degree, vp_min_vertices, width, log, row_batch, **grid)
         balanced.BalancedBFS._check_tunables(device, defines, 1)
         capacity, in_shared, self.dynamic_shared = self._plan_shared_memory(
             device, defines, sb_capacity, shared_bitmap)
