@@ -127,8 +127,9 @@ __device__ inline void expand_warps(const SingleBlock& S, int q, bfs_u32 count, 
 // rule counts them).
 //
 // A wide level of a road network is as many of these passes as it has blocks' worth of
-// vertices, each the same few hundred instructions in every warp of the block, on one
-// multiprocessor: here the instructions are what a level costs. So a padding entry (-1)
+// vertices, each the same two hundred or so instructions in every warp of the block, on
+// one multiprocessor: there the instructions are a large part of what a level costs.
+// So a padding entry (-1)
 // costs no branch of its own: its "before" is all ones, as if visited, and nobody claims
 // it; and the warp appends with a ballot per bit of each lane's count (append_rows), not
 // one per entry.
