@@ -162,6 +162,19 @@ extern "C" __global__ void reverse_blocks(bfs_i32* data)
     data[i] = tile[blockDim.x - 1 - threadIdx.x];
 }
 
+// Static and dynamic shared memory together past the 48 KB a block gets by default
+// (40 KB static, the rest dynamic): the launch must opt in to more, although its dynamic
+// part alone is under the default.
+extern "C" __global__ void big_static(bfs_i32* data)
+{
+    __shared__ bfs_i32 fixed[10 * 1024];
+    extern __shared__ bfs_i32 more[];
+    fixed[threadIdx.x] = data[threadIdx.x];
+    more[threadIdx.x] = 2 * data[threadIdx.x];
+    __syncthreads();
+    data[threadIdx.x] = fixed[blockDim.x - 1 - threadIdx.x] + more[threadIdx.x];
+}
+
 // Busy work, so that events have something to time.
 extern "C" __global__ void spin(bfs_u32* out, bfs_i32 rounds)
 {
@@ -360,6 +373,19 @@ def test_launch_2d_grid_and_dynamic_shared_memory(device, kernels):
     np.testing.assert_array_equal(device.from_device(buf, data.size, np.int32),
                                   data.reshape(4, 96)[:, ::-1].ravel())
     device.free(out)
+    device.free(buf)
+
+
+@pytest.mark.gpu
+def test_static_and_dynamic_shared_memory_past_the_default(device, kernels):
+    """40 KB of static shared memory and 16 KB of dynamic: together past the 48 KB a block
+    gets by default (on NVIDIA), so the launch opts in; without that it fails."""
+    data = np.arange(256, dtype=np.int32)
+    buf = device.to_device(data)
+    device.launch(kernels.get_function("big_static"), 1, 256, (buf,), shared_mem=16 * 1024)
+    device.synchronize()
+    np.testing.assert_array_equal(device.from_device(buf, data.size, np.int32),
+                                  data[::-1] + 2 * data)
     device.free(buf)
 
 

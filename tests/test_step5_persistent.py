@@ -260,6 +260,20 @@ def test_overflow_of_the_single_block_is_used(device, config):
     assert not np.array_equal(lost.levels, scipy_levels(graph, 0))
 
 
+@pytest.mark.gpu
+def test_gpu_large_queues_with_the_bitmap_in_global_memory(gpu):
+    """Queues of 4,096 entries with the visited bitmap in global memory: 32 KB of dynamic
+    shared memory, under the 48 KB a block gets by default, but the single block's static
+    shared memory (step 4's local queues, for a hand-over) takes it past: the launch must
+    opt in to more, and the searches end exact."""
+    graph = grid2d(64, 64)
+    with PersistentBFS(gpu, graph, sb_capacity=4096, sb_edge_limit=32768,
+                       shared_bitmap=False) as step:
+        assert step.dynamic_shared == 8 * 4096 and not step.shared_bitmap
+        for source in (0, 64 * 32 + 32):
+            check_run(step, source, step.run(source))
+
+
 def test_path_of_twenty_thousand_levels(device):
     """20,000 levels in one search, from an end, with the default tunables: the single
     block runs every level, and the host waits once."""

@@ -339,8 +339,12 @@ class GpuDevice(Device):
                           f"shared_mem={shared_mem}): {self._error_name(err)}")
 
     def _opt_in(self, kernel: GpuKernel, shared_mem: int) -> None:
-        """Let ``kernel`` have more dynamic shared memory than a block gets by default."""
-        if shared_mem <= self.shared_memory_per_block:
+        """Let ``kernel`` have ``shared_mem`` bytes of dynamic shared memory. What a block
+        gets by default (``shared_memory_per_block``) is shared with the kernel's static
+        shared memory, so a kernel whose static and dynamic shared memory together pass
+        it needs the opt-in even where its dynamic part alone does not: a launch that asks
+        for more dynamic shared memory than the kernel was let have sets it, once."""
+        if shared_mem <= 0:
             return
         if shared_mem > self.max_shared_memory_per_block:
             raise DeviceError(
