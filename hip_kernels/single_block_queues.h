@@ -33,7 +33,9 @@ struct LevelCount {
 // pays the switch.
 // Returns whether to switch, with the width `fit` that the block would run as fast as the
 // grid if a level's time grows with its width (narrower than the level's `width` when the
-// level took longer than a grid level, as the level that passes the cost does).
+// level took longer than a grid level, as the level that passes the cost does), and at
+// least 1: the grid reads a width of 0 as "never handed over for being slow", and would
+// hand back every frontier that fits.
 __device__ inline bool weigh_level(bfs_u32& lost, bfs_u64 took, bfs_u32 grid_ns,
                                    bfs_u32 switch_ns, bfs_u32 width, bfs_u32& fit)
 {
@@ -41,6 +43,7 @@ __device__ inline bool weigh_level(bfs_u32& lost, bfs_u64 took, bfs_u32 grid_ns,
     lost = clock_u32(was > grid_ns ? was - grid_ns : 0u);
     if (lost <= switch_ns) return false;
     fit = took > grid_ns ? (bfs_u32)((float)width * (float)grid_ns / (float)took) : width;
+    if (fit < 1) fit = 1;
     return true;
 }
 // [persistent-single-weigh-end]

@@ -484,17 +484,18 @@ extern "C" __global__ void weigh(const bfs_u32* in, bfs_u32* out, bfs_u32 n)
 def weigh_by_hand(lost: int, took: int, grid_ns: int, switch_ns: int, width: int):
     """The rule as chapter 7 states it: the time lost grows by what a level took beyond a
     grid level, back to zero once the block keeps up; switch once it exceeds a switch's
-    cost, naming the width that would take a grid level at the level's cost per vertex."""
+    cost, naming the width that would take a grid level at the level's cost per vertex,
+    at least 1 (a width of 0 would tell the grid that the block never gave a level up)."""
     lost = max(lost + took - grid_ns, 0)
     go = lost > switch_ns
-    return lost, go, (width * grid_ns / took if took > grid_ns else width) if go else None
+    return lost, go, max(width * grid_ns / took if took > grid_ns else width, 1) if go else None
 
 
 def test_weigh_level_is_rent_or_buy(device):
     """weigh_level (single_block_queues.h), the single block's measured hand-over, against
     the rule by hand: levels as fast as the grid's lose nothing, slow ones add up until
     they pass a switch's cost, a fast one forgives what was lost, and the width it names
-    is narrower than the slow level's."""
+    is narrower than the slow level's, and never 0."""
     cases = [(0, 900, 1000, 5000, 700),       # faster than the grid: nothing lost
              (4000, 1000, 1000, 5000, 700),   # as fast: the loss stays
              (4500, 1400, 1000, 5000, 700),   # 4,900: not yet a switch's cost
@@ -503,7 +504,8 @@ def test_weigh_level_is_rent_or_buy(device):
              (5000, 3000, 1000, 5000, 2048),  # a level three times a grid level's
              (3000, 100, 1000, 5000, 700),    # a fast level forgives 900 ns
              (0, 20000, 1000, 0, 1000),       # a switch that costs nothing: the first slow level
-             (0xfffffff0, 0x7fffffff, 1, 5, 9)]  # the loss saturates at 2^32 - 1
+             (0xfffffff0, 0x7fffffff, 1, 5, 9),  # the loss saturates at 2^32 - 1
+             (0, 50000, 1000, 0, 20)]             # a width of 0.4 is named 1, never 0
     rng = np.random.default_rng(7)
     for _ in range(500):
         cases.append((int(rng.integers(0, 20000)), int(rng.integers(1, 30000)),
@@ -520,8 +522,8 @@ def test_weigh_level_is_rent_or_buy(device):
         if want_go:
             switched += 1
             assert abs(int(fit) - want_fit) <= 1 + want_fit * 1e-6, case
-            assert int(fit) <= case[4], case
-            if case[1] > case[2]:  # the level took longer than a grid level
+            assert 1 <= int(fit) <= case[4], case
+            if case[1] > case[2] and case[4] > 1:  # the level took longer than a grid level
                 assert int(fit) < case[4], case
     assert 0 < switched < len(cases)
     assert [bool(g) for g in got[:6, 1]] == [False, False, False, True, False, True]
