@@ -129,10 +129,9 @@ __device__ inline void expand_warps(const SingleBlock& S, int q, bfs_u32 count, 
 // A wide level of a road network is as many of these passes as it has blocks' worth of
 // vertices, each the same two hundred or so instructions in every warp of the block, on
 // one multiprocessor: there the instructions are a large part of what a level costs.
-// So a padding entry (-1)
-// costs no branch of its own: its "before" is all ones, as if visited, and nobody claims
-// it; and the warp appends with a ballot per bit of each lane's count (append_rows), not
-// one per entry.
+// So a padding entry (-1) costs no branch of its own: its "before" is all ones, as if
+// visited, and nobody claims it; and the warp appends with a ballot per bit of each
+// lane's count (append_rows), not one per entry.
 template <int BATCH>
 __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count, level_t level,
                                       LevelCount* counter, bfs_u32 log_base)

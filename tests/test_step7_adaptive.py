@@ -19,8 +19,8 @@ from rodinia_bfs.variants.persistent import LEVEL_STAMP
 from rodinia_bfs.variants.push_pull import rule_table
 
 import helpers
-from helpers import (GRAPHS, check_run, hiprtc_or_skip, nvrtc_or_skip, pairwise_params,
-                     run_per_case, sources_of)
+from helpers import (GRAPHS, check_run, edit_kernel, hiprtc_or_skip, nvrtc_or_skip,
+                     pairwise_params, run_per_case, sources_of)
 from test_step5_persistent import (SMALL_BLOCKS, check_search, frontier_sizes, one_way, path_graph,
                                    spider, stopped_in)
 
@@ -544,16 +544,15 @@ def _slowed_single_block(monkeypatch):
     more; the block's barrier at the end of the level waits for it."""
     import rodinia_bfs.variants.base as base
 
+    slowed = edit_kernel("single_block.h", SLOW_ANCHOR, (
+        "    if (threadIdx.x == 0) {\n"
+        "            const bfs_u64 began = device_clock();\n"
+        "            const bfs_u64 wait = 2ull * ((bfs_u64)grid_ns + switch_ns) + 1000000ull;\n"
+        "            while (device_clock() - began < wait) {}\n"
+        "        }\n") + SLOW_ANCHOR)
+
     def headers():
-        texts = kernel_headers()
-        assert SLOW_ANCHOR in texts["single_block.h"]
-        texts["single_block.h"] = texts["single_block.h"].replace(SLOW_ANCHOR, (
-            "    if (threadIdx.x == 0) {\n"
-            "            const bfs_u64 began = device_clock();\n"
-            "            const bfs_u64 wait = 2ull * ((bfs_u64)grid_ns + switch_ns) + 1000000ull;\n"
-            "            while (device_clock() - began < wait) {}\n"
-            "        }\n") + SLOW_ANCHOR, 1)
-        return texts
+        return {**kernel_headers(), "single_block.h": slowed}
 
     monkeypatch.setattr(base, "kernel_headers", headers)
 
