@@ -40,6 +40,9 @@
 #ifndef SB_LOG
 #error "compile with -DSB_LOG=<1: the single block logs what it finds and persistent_flush writes it out, 0: it writes levels and parents itself>"
 #endif
+#ifndef SB_ROW_HALVES
+#error "compile with -DSB_ROW_HALVES=<1: the upper halves of the rows claimed only in the warps that have entries there, 0: in every warp>"
+#endif
 #ifndef SB_ROW_BATCH
 #error "compile with -DSB_ROW_BATCH=<rows a thread of the single block loads before it claims any>"
 #endif

@@ -154,15 +154,28 @@ __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count
                 parent[b * SB_ROW_WIDTH + k] = from;
             }
         }
+        // A row's entries fill it from the front: where entry SB_ROW_WIDTH / 2 is
+        // padding, so is the rest of the row. With SB_ROW_HALVES the upper halves of the
+        // warp's rows are claimed only where some lane has an entry there (the same
+        // branch in every lane): a road network's rows of 8 hold two or three neighbours.
+        constexpr int HALF = SB_ROW_WIDTH / 2;
+        bool upper = true;
+        if (SB_ROW_HALVES) {
+            bool mine_upper = false;
+            for (int b = 0; b < BATCH; b++) mine_upper |= found[b * SB_ROW_WIDTH + HALF] >= 0;
+            upper = warp_any(mine_upper);
+        }
         // Every atomicOr is issued before any result is looked at.
         bfs_u32 before[N];
         for (int e = 0; e < N; e++) {
             const vertex_t u = found[e];
-            before[e] = u >= 0 ? atomicOr(&S.bitmap[(bfs_u32)u / BITMAP_WORD_BITS], bitmap_bit(u))
-                               : ~0u;
+            before[e] = ~0u;  // padding: as if visited, and nobody claims it
+            if (e % SB_ROW_WIDTH >= HALF && !upper) continue;
+            if (u >= 0) before[e] = atomicOr(&S.bitmap[(bfs_u32)u / BITMAP_WORD_BITS], bitmap_bit(u));
         }
         bfs_u32 mine = 0;
         for (int e = 0; e < N; e++) {
+            if (e % SB_ROW_WIDTH >= HALF && !upper) continue;
             const vertex_t u = found[e];
             expanded += u >= 0 ? 1u : 0u;
             if (before[e] & bitmap_bit(u)) continue;  // visited, claimed by another, or padding
@@ -171,6 +184,11 @@ __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count
             S.parents[u] = parent[e];
 #endif
             mine |= 1u << e;
+        }
+        // A warp that claimed in the lower halves alone appends with one ballot fewer.
+        if (SB_ROW_HALVES && BATCH == 1 && HALF > 0 && !upper) {
+            append_rows<(HALF > 0 ? HALF : 1)>(S, 1 - q, counter, found, parent, mine, log_base);
+            continue;
         }
         append_rows<N>(S, 1 - q, counter, found, parent, mine, log_base);
     }

@@ -17,7 +17,7 @@ from rodinia_bfs.graphs.generators import grid2d, kronecker
 from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.persistent import (PersistentBFS, build_edge_records, build_rows,
-                                             row_width, tunables)
+                                             row_width, rows_by_halves, tunables)
 
 import helpers
 from helpers import GRAPHS as CONTRACT_GRAPHS
@@ -453,8 +453,8 @@ def test_runaway_single_block_is_an_error(device, rows):
     ends the search with an error instead of a loop, whether it reads lists or rows."""
     if rows:
         header = "single_block_expand.h"
-        broken = edit_kernel(header, "before[e] = u >= 0 ? atomicOr(",
-                             "before[e] = u >= 0 ? 0 * atomicOr(")
+        broken = edit_kernel(header, "if (u >= 0) before[e] = atomicOr(",
+                             "if (u >= 0) before[e] = 0 * atomicOr(")
     else:
         header = "single_block_queues.h"
         broken = edit_kernel(header, "before[i] = atomicOr(", "before[i] = 0 * atomicOr(")
@@ -590,8 +590,8 @@ def test_rows_expand_every_entry(device):
     """With rows, every entry of a row that is not padding is claimed; a kernel that
     passes over entry 0 of each row goes wrong."""
     graph = grid2d(37, 29)
-    broken = edit_kernel("single_block_expand.h", "before[e] = u >= 0 ? atomicOr(",
-                         "before[e] = u >= 0 && e % SB_ROW_WIDTH != 0 ? atomicOr(")
+    broken = edit_kernel("single_block_expand.h", "if (u >= 0) before[e] = atomicOr(",
+                         "if (u >= 0 && e % SB_ROW_WIDTH != 0) before[e] = atomicOr(")
     with PersistentBFS(device, graph, **SMALL_BLOCKS) as step:
         assert step.row_width == 4
         check_run(step, 0, step.run(0))
@@ -599,6 +599,77 @@ def test_rows_expand_every_entry(device):
     with with_kernel(PersistentBFS, **edited)(device, graph, **SMALL_BLOCKS) as step:
         wrong = step.run(0)
     assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
+
+
+def road_like(side: int = 61) -> CSRGraph:
+    """A side x side grid with a few long shortcuts: every vertex has at most four edges
+    but the shortcuts' ends, which have five (rows of 8, their upper halves empty but in
+    16 rows); from a corner, the shortcuts make levels shorter than the grid's."""
+    grid = grid2d(side, side)
+    far = side - 2
+    pairs = [((1, 1), (far, far)), ((1, far), (far, 1)), ((side // 2, 1), (1, side // 2)),
+             ((far, side // 2), (side // 2, far)), ((2, 3), (far - 3, far - 1)),
+             ((3, far - 2), (far - 1, 4)), ((side // 2, side // 2), (2, 2)),
+             ((side // 3, side // 3), (far, 2 * side // 3))]
+    src, dst = grid.edges()
+    ends = np.array([[a[0] * side + a[1], b[0] * side + b[1]] for a, b in pairs])
+    return CSRGraph.from_edges(np.r_[src, ends[:, 0], ends[:, 1]],
+                               np.r_[dst, ends[:, 1], ends[:, 0]], side * side,
+                               name=f"road-like-{side}")
+
+
+def test_row_halves_by_the_degrees():
+    """The upper halves of rows by warp where at least half of the warps would find them
+    empty: a road network's share of vertices with more than half a row's edges is a few
+    in a thousand; a grid's rows of 4 are full, a path's rows of 2 too. Asked for, any rows
+    of 2 entries or more; never without rows."""
+    road, grid = road_like(), grid2d(61, 61)
+    assert row_width(road, None) == 8 and (road.degrees() > 4).sum() == 16
+    for warp_size in (32, 64):
+        assert rows_by_halves(road, 8, warp_size, None)
+        assert not rows_by_halves(grid, 4, warp_size, None)
+        assert not rows_by_halves(path_graph(100), 2, warp_size, None)
+        assert rows_by_halves(grid, 4, warp_size, True)
+        assert not rows_by_halves(road, 8, warp_size, False)
+        assert not rows_by_halves(road, 0, warp_size, None)
+    legs = spider(legs=8)  # the centre alone has more than 4 of 8: 1 vertex in 81
+    assert rows_by_halves(legs, 8, 32, None) and not rows_by_halves(legs, 8, 64, None)
+    with pytest.raises(RodiniaBFSError, match="row_halves needs rows of at least 2 entries"):
+        rows_by_halves(road, 1, 32, True)
+
+
+@pytest.mark.parametrize("row_batch", [1, 2])
+def test_rows_claimed_by_halves(device, row_batch):
+    """With row halves, a warp claims the upper halves of its rows only where one of its
+    lanes has an entry there: on a grid with shortcuts, whose ends alone have more than
+    four edges, every search ends exact, in batches of one and two rows; a kernel that
+    never claims an upper half misses the shortcuts and goes wrong."""
+    graph = road_like()
+    options = dict(sb_block_size=2 * device.warp_size, block_size=128, row_batch=row_batch)
+    with PersistentBFS(device, graph, **options) as step:
+        assert step.row_width == 8 and step.defines["SB_ROW_HALVES"] == 1
+        for source in (0, 61 * 30 + 30, 61 * 61 - 1):
+            run = step.run(source, profile=True)
+            check_run(step, source, run)
+            assert set(kernels_run(step)) == {"single"}
+    broken = edit_kernel("single_block_expand.h", "upper = warp_any(mine_upper);",
+                         "upper = false;")
+    edited = single_block("single_block_expand.h", broken)
+    with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
+        wrong = step.run(0)
+    assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("variant", ["persistent", "adaptive"])
+def test_gpu_rows_claimed_by_halves(gpu, variant):
+    """Steps 5 and 7 on the GPU with row halves, by default on the grid with shortcuts:
+    exact from corners and the centre."""
+    graph = road_like(201)
+    with STEPS[variant](gpu, graph) as step:
+        assert step.row_width == 8 and step.defines["SB_ROW_HALVES"] == 1
+        for source in (0, 201 * 100 + 100, 201 * 201 - 1):
+            check_run(step, source, step.run(source))
 
 
 @pytest.mark.parametrize("row_batch", [2, 4])
@@ -621,8 +692,8 @@ def test_row_batches(device, row_batch):
             widest = max(widest, *frontier_sizes(run))
         assert widest > 1.5 * device.warp_size
     if row_batch > 1:
-        broken = edit_kernel("single_block_expand.h", "before[e] = u >= 0 ? atomicOr(",
-                             "before[e] = u >= 0 && e / SB_ROW_WIDTH != 1 ? atomicOr(")
+        broken = edit_kernel("single_block_expand.h", "if (u >= 0) before[e] = atomicOr(",
+                             "if (u >= 0 && e / SB_ROW_WIDTH != 1) before[e] = atomicOr(")
         edited = single_block("single_block_expand.h", broken)
         with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
             wrong = step.run(61 * 30 + 30)
@@ -712,10 +783,12 @@ def _define_sets(warp_size):
         tunables(warp_size, row_width=16, edge_records=False, shared_bitmap=False,
                  sb_capacity=1, sb_block_size=warp_size),
         tunables(warp_size, log=True),
+        tunables(warp_size, row_width=8, edge_records=False, log=True, row_halves=True),
     ]
 
 
-DEFINE_SETS = ["default", "plain", "tiny", "batch32", "rows4-log", "rows16", "log"]
+DEFINE_SETS = ["default", "plain", "tiny", "batch32", "rows4-log", "rows16", "log",
+               "rows8-halves"]
 
 
 @pytest.mark.parametrize("arch, warp_size, which", helpers.beyond_the_contract(

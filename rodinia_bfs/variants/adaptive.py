@@ -133,7 +133,7 @@ class AdaptiveBFS(PersistentBFS):
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
-        return tunables(warp_size, **persistent.graph_defaults(graph))
+        return tunables(warp_size, **persistent.graph_defaults(graph, warp_size))
 
     # [adaptive-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, *, alpha: int = push_pull.ALPHA,

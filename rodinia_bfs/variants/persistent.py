@@ -63,6 +63,14 @@ ROW_WIDTH_MAX = 8
 #: The widest rows the single block can read (``rows=True``): 128 bytes a row.
 ROW_WIDTH_LIMIT = 32
 
+#: Where a row holds at most half its width in most warps (``row_halves=None``): the
+#: share of warps, of a frontier drawn at random, whose lanes' vertices all have at most
+#: half the row width's edges, at or above which the single block claims the upper half
+#: of its rows only in the warps that have an entry there. A road network's rows of 8
+#: hold two or three neighbours (a few vertices in a thousand have more than four); a
+#: grid's rows of 4 are full.
+ROW_HALVES_SKIP = 0.5
+
 #: Rows a thread of the single block loads before it claims any (with rows): a level
 #: wider than the block is then one chain of loads, not one per SB_BLOCK_SIZE slots.
 ROW_BATCH = 1
@@ -134,7 +142,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
              edge_records: bool = True, hand_back: bool = True,
              vp_max_degree: int = VP_MAX_DEGREE, vp_min_vertices: int = VP_MIN_VERTICES,
              row_width: int = 0, log: bool = False, row_batch: int = ROW_BATCH,
-             measured_handover: bool = False, **grid) -> dict:
+             measured_handover: bool = False, row_halves: bool = False, **grid) -> dict:
     """The ``-D`` macros of both kernels: step 4's for the grid (``grid`` takes its
     ``warp_threshold``, ``block_threshold``, ``block_piece``, ``local_small`` and
     ``local_medium``), and the single block's. ``measured_handover`` is step 7's (its grid
@@ -145,7 +153,8 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, sb_block_size: int = 
                    SHARED_BITMAP=int(bool(shared_bitmap)), EDGE_RECORDS=int(bool(edge_records)),
                    HAND_BACK=int(bool(hand_back)), VP_MAX_DEGREE=vp_max_degree,
                    VP_MIN_VERTICES=vp_min_vertices, SB_ROW_WIDTH=row_width, SB_LOG=int(bool(log)),
-                   SB_ROW_BATCH=row_batch, MEASURED_HANDOVER=int(bool(measured_handover)))
+                   SB_ROW_BATCH=row_batch, MEASURED_HANDOVER=int(bool(measured_handover)),
+                   SB_ROW_HALVES=int(bool(row_halves)))
     return defines
 
 
@@ -166,11 +175,32 @@ def row_width(graph: CSRGraph, rows: bool | None) -> int:
     return width
 
 
-def graph_defaults(graph: CSRGraph | None) -> dict:
+def rows_by_halves(graph: CSRGraph, width: int, warp_size: int, halves: bool | None) -> bool:
+    """Whether the single block claims the upper halves of its rows (entries ``width // 2``
+    on) only in the warps that have an entry there (``SB_ROW_HALVES``): where ``halves``
+    asks for it (rows of at least 2 entries), or (``None``) where at least
+    ROW_HALVES_SKIP of the warps would skip them: every lane's vertex of at most
+    ``width // 2`` edges, ``(1 - p) ** warp_size`` of them where a share ``p`` of the
+    vertices has more."""
+    if halves is False:
+        return False
+    if halves and width < 2:
+        raise RodiniaBFSError(f"row_halves needs rows of at least 2 entries (rows of {width})")
+    if halves:
+        return True
+    if width < 2:
+        return False
+    upper = np.count_nonzero(graph.degrees() > width // 2) / max(graph.num_vertices, 1)
+    return (1.0 - upper) ** warp_size >= ROW_HALVES_SKIP
+
+
+def graph_defaults(graph: CSRGraph | None, warp_size: int) -> dict:
     """The tunables that depend on the graph, as the step chooses them by default: rows
-    (and the log with them, and no edge records) where the degrees allow."""
+    (and the log with them, and no edge records) where the degrees allow, their halves
+    where most warps' rows are half empty."""
     width = row_width(graph, None) if graph is not None else 0
-    return dict(edge_records=not width, row_width=width, log=bool(width))
+    halves = rows_by_halves(graph, width, warp_size, None) if graph is not None else False
+    return dict(edge_records=not width, row_width=width, log=bool(width), row_halves=halves)
 
 
 def build_rows(graph: CSRGraph, width: int) -> np.ndarray:
@@ -231,7 +261,7 @@ class PersistentBFS(GPUStep):
 
     @classmethod
     def default_defines(cls, warp_size: int, graph: CSRGraph | None = None) -> dict:
-        return tunables(warp_size, **graph_defaults(graph))
+        return tunables(warp_size, **graph_defaults(graph, warp_size))
 
     # [persistent-setup-begin]
     def __init__(self, device: Device, graph: CSRGraph, block_size: int = BLOCK_SIZE,
@@ -241,13 +271,16 @@ class PersistentBFS(GPUStep):
                  hand_back: bool = True, vp_max_degree: int = VP_MAX_DEGREE,
                  vp_min_vertices: int = VP_MIN_VERTICES, rows: bool | None = None,
                  log: bool | None = None, rounds: int = ROUNDS,
-                 max_grid_blocks: int | None = None, row_batch: int = ROW_BATCH, **grid):
+                 max_grid_blocks: int | None = None, row_batch: int = ROW_BATCH,
+                 row_halves: bool | None = None, **grid):
         """``sb_capacity=None`` takes the default, or less where the device's shared
         memory is smaller; ``shared_bitmap=None`` puts the visited bitmap in shared
         memory where it fits; ``rows=None`` reads the graph as rows where its degrees
         allow (:func:`row_width`); ``log=None`` logs the single block's finds (for
         ``persistent_flush``) where it reads rows; ``row_batch`` rows a thread loads at
-        once. ``grid`` holds step 4's tunables for the grid kernel (and, from step 7,
+        once; ``row_halves=None`` claims the upper halves of the rows only in the warps
+        that have entries there where most warps have none (:func:`rows_by_halves`).
+        ``grid`` holds step 4's tunables for the grid kernel (and, from step 7,
         ``measured_handover``)."""
         super().__init__(device, graph)
         n = graph.num_vertices
@@ -260,11 +293,13 @@ class PersistentBFS(GPUStep):
         if row_batch < 1 or row_batch * max(width, 1) > 32:
             raise RodiniaBFSError(f"row_batch must be at least 1 and row_batch times the row "
                                   f"width ({width}) at most 32, got {row_batch}")
+        halves = rows_by_halves(graph, width, device.warp_size, row_halves)
         edge_records = edge_records and not width  # rows hold what the records would
         log = bool(width) if log is None else bool(log)
         defines = tunables(device.warp_size, block_size, sb_block_size, SB_CAPACITY,
                            sb_edge_limit, edge_batch, True, edge_records, hand_back,
-                           vp_max_degree, vp_min_vertices, width, log, row_batch, **grid)
+                           vp_max_degree, vp_min_vertices, width, log, row_batch,
+                           row_halves=halves, **grid)
         balanced.BalancedBFS._check_tunables(device, defines, 1)
         capacity, in_shared, self.dynamic_shared = self._plan_shared_memory(
             device, defines, sb_capacity, shared_bitmap)
