@@ -141,6 +141,16 @@ def single_block(name: str, header: str) -> dict:
     return {"source": kernel_source("persistent.hip"), "headers": {name: header}}
 
 
+def goes_wrong(device, graph, options: dict, header: str, old: str, new: str,
+               source: int = 0) -> bool:
+    """Does the step, built with ``old`` replaced by ``new`` in its header ``header``,
+    give wrong levels from ``source``?"""
+    edited = single_block(header, edit_kernel(header, old, new))
+    with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
+        wrong = step.run(source)
+    return not np.array_equal(wrong.levels, scipy_levels(graph, source))
+
+
 def test_registered_after_step_4():
     assert STEPS["persistent"] is PersistentBFS
     assert list(STEPS).index("persistent") == list(STEPS).index("persistent_basic") + 1
@@ -225,12 +235,9 @@ def test_gathered_by_warps_or_a_thread_per_edge_by_the_frontier_degrees(device, 
             sizes, expansion = frontier_sizes(result), step.last_profile["expansion"]
             assert sizes[1:] == [9] * (len(sizes) - 1)
             assert [e for e, k in zip(expansion, sizes) if k == 9] == [want] * (len(sizes) - 1)
-    broken = edit_kernel("single_block_expand.h", "k[r] = done + r * WARP_SIZE + lane_id();",
-                         "k[r] = done + r * WARP_SIZE + lane_id() + 1;")
-    edited = single_block("single_block_expand.h", broken)
-    with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
-        wrong = step.run(0)
-    assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
+    assert goes_wrong(device, graph, options, "single_block_expand.h",
+                      "k[r] = done + r * WARP_SIZE + lane_id();",
+                      "k[r] = done + r * WARP_SIZE + lane_id() + 1;")
 
 
 @pytest.mark.parametrize("config", ["switching", "rows-switching"])
@@ -590,15 +597,12 @@ def test_rows_expand_every_entry(device):
     """With rows, every entry of a row that is not padding is claimed; a kernel that
     passes over entry 0 of each row goes wrong."""
     graph = grid2d(37, 29)
-    broken = edit_kernel("single_block_expand.h", "if (u >= 0) before[e] = atomicOr(",
-                         "if (u >= 0 && e % SB_ROW_WIDTH != 0) before[e] = atomicOr(")
     with PersistentBFS(device, graph, **SMALL_BLOCKS) as step:
         assert step.row_width == 4
         check_run(step, 0, step.run(0))
-    edited = single_block("single_block_expand.h", broken)
-    with with_kernel(PersistentBFS, **edited)(device, graph, **SMALL_BLOCKS) as step:
-        wrong = step.run(0)
-    assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
+    assert goes_wrong(device, graph, SMALL_BLOCKS, "single_block_expand.h",
+                      "if (u >= 0) before[e] = atomicOr(",
+                      "if (u >= 0 && e % SB_ROW_WIDTH != 0) before[e] = atomicOr(")
 
 
 def road_like(side: int = 61) -> CSRGraph:
@@ -652,12 +656,8 @@ def test_rows_claimed_by_halves(device, row_batch):
             run = step.run(source, profile=True)
             check_run(step, source, run)
             assert set(kernels_run(step)) == {"single"}
-    broken = edit_kernel("single_block_expand.h", "upper = warp_any(mine_upper);",
-                         "upper = false;")
-    edited = single_block("single_block_expand.h", broken)
-    with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
-        wrong = step.run(0)
-    assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
+    assert goes_wrong(device, graph, options, "single_block_expand.h",
+                      "upper = warp_any(mine_upper);", "upper = false;")
 
 
 @pytest.mark.gpu
@@ -692,12 +692,10 @@ def test_row_batches(device, row_batch):
             widest = max(widest, *frontier_sizes(run))
         assert widest > 1.5 * device.warp_size
     if row_batch > 1:
-        broken = edit_kernel("single_block_expand.h", "if (u >= 0) before[e] = atomicOr(",
-                             "if (u >= 0 && e / SB_ROW_WIDTH != 1) before[e] = atomicOr(")
-        edited = single_block("single_block_expand.h", broken)
-        with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
-            wrong = step.run(61 * 30 + 30)
-        assert not np.array_equal(wrong.levels, scipy_levels(graph, 61 * 30 + 30))
+        assert goes_wrong(device, graph, options, "single_block_expand.h",
+                          "if (u >= 0) before[e] = atomicOr(",
+                          "if (u >= 0 && e / SB_ROW_WIDTH != 1) before[e] = atomicOr(",
+                          source=61 * 30 + 30)
     with pytest.raises(RodiniaBFSError, match="row_batch must be at least 1"):
         PersistentBFS(device, graph, row_batch=9)
 
@@ -714,12 +712,8 @@ def test_rows_append_by_the_bits_of_a_count(device, row_batch):
         assert step.row_width == 8
         for source in (0, 5):
             check_run(step, source, step.run(source))
-    broken = edit_kernel("single_block_queues.h", "BITS = bit_width(MOST);",
-                         "BITS = bit_width(MOST) - 1;")
-    edited = single_block("single_block_queues.h", broken)
-    with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
-        wrong = step.run(0)
-    assert not np.array_equal(wrong.levels, scipy_levels(graph, 0))
+    assert goes_wrong(device, graph, options, "single_block_queues.h",
+                      "BITS = bit_width(MOST);", "BITS = bit_width(MOST) - 1;")
 
 
 @pytest.mark.parametrize("config", ["rows-switching", "switching-logged"])
@@ -737,11 +731,7 @@ def test_the_log_is_written_out(device, config):
         assert "grid" in kernels_run(step)
     for old, new in [("a.levels[entry.vertex] = lo;", "a.levels[entry.vertex] = lo + 1;"),
                      ("for (bfs_u32 i = blockIdx.x", "for (bfs_u32 i = 1 + blockIdx.x")]:
-        broken = edit_kernel("single_block.h", old, new)
-        edited = single_block("single_block.h", broken)
-        with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
-            wrong = step.run(0)
-        assert not np.array_equal(wrong.levels, scipy_levels(graph, 0)), old
+        assert goes_wrong(device, graph, options, "single_block.h", old, new), old
 
 
 PERSISTENT_FILES = ("persistent.hip", "single_block.h", "single_block_expand.h",
