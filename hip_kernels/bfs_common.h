@@ -24,6 +24,11 @@ typedef bfs_i64 edge_t;
 typedef bfs_i32 level_t;
 // [common-types-end]
 
+// Step 5's rows with halves: the top bit of a row's last entry before its upper half says
+// that the upper half has entries (a vertex id is below 2^31 - 1, so a marked id is never
+// -1, the padding).
+#define ROW_MORE_BIT 0x80000000u
+
 // [common-warp-begin]
 // The warp (wavefront) width is a compile-time constant: 64 on AMD Instinct (CDNA),
 // 32 on RDNA and NVIDIA. Never hard-code 32.

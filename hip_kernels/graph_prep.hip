@@ -256,15 +256,20 @@ extern "C" __global__ void edge_records(const edge_t* offsets, const vertex_t* t
 // [prep-edge-records-end]
 
 // [prep-rows-begin]
-// Step 5's rows: slot j of row v is v's j-th neighbour, or -1 past its degree.
+// Step 5's rows: slot j of row v is v's j-th neighbour, or -1 past its degree. With
+// `half` (the row width's half, SB_ROW_HALVES), slot half - 1 of a vertex of more than
+// `half` neighbours has its top bit set: the row's upper half has entries.
 extern "C" __global__ void fill_rows(const edge_t* offsets, const vertex_t* targets, bfs_u32 n,
-                                     bfs_u32 width, vertex_t* rows)
+                                     bfs_u32 width, bfs_u32 half, vertex_t* rows)
 {
     const bfs_u64 slot = item_index();
     if (slot >= (bfs_u64)n * width)
         return;
     const bfs_u64 v = slot / width, j = slot % width;
-    const edge_t begin = offsets[v];
-    rows[slot] = begin + (edge_t)j < offsets[v + 1] ? targets[begin + (edge_t)j] : -1;
+    const edge_t begin = offsets[v], end = offsets[v + 1];
+    vertex_t entry = begin + (edge_t)j < end ? targets[begin + (edge_t)j] : -1;
+    if (half > 0 && j + 1 == half && begin + (edge_t)half < end)
+        entry = (vertex_t)((bfs_u32)entry | ROW_MORE_BIT);
+    rows[slot] = entry;
 }
 // [prep-rows-end]

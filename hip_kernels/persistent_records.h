@@ -43,6 +43,9 @@
 #ifndef SB_ROW_HALVES
 #error "compile with -DSB_ROW_HALVES=<1: the upper halves of the rows claimed only in the warps that have entries there, 0: in every warp>"
 #endif
+#if SB_ROW_HALVES && SB_ROW_WIDTH < 2
+#error "SB_ROW_HALVES needs rows of at least 2 entries"
+#endif
 #ifndef SB_ROW_BATCH
 #error "compile with -DSB_ROW_BATCH=<rows a thread of the single block loads before it claims any>"
 #endif
@@ -137,6 +140,14 @@ struct __align__(SB_ROW_WIDTH >= 4 ? 16 : 4 * SB_ROW_WIDTH) Row {
 #else
 struct Row {
     vertex_t vertex[1];
+};
+#endif
+#if SB_ROW_WIDTH >= 2
+// With SB_ROW_HALVES a row is read half by half: the lower half always, the upper half
+// only by a warp one of whose rows has entries there (marked by ROW_MORE_BIT on the lower
+// half's last entry).
+struct __align__(SB_ROW_WIDTH >= 8 ? 16 : 2 * SB_ROW_WIDTH) RowHalf {
+    vertex_t vertex[SB_ROW_WIDTH / 2];
 };
 #endif
 // [persistent-row-end]

@@ -137,6 +137,10 @@ __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count
                                       LevelCount* counter, bfs_u32 log_base)
 {
     constexpr int N = BATCH * SB_ROW_WIDTH;  // entries a lane claims at once
+    // With SB_ROW_HALVES, a row's lower half: the entries a warp claims where none of its
+    // rows has an upper half.
+    constexpr int HALF = SB_ROW_WIDTH / 2 > 0 ? SB_ROW_WIDTH / 2 : 1;
+    constexpr int LOWER = SB_ROW_HALVES ? HALF : SB_ROW_WIDTH;
     static_assert(N <= 8 * (int)sizeof(bfs_u32), "a lane's finds are the bits of one word");
     const vertex_t* const F = queue(S, q).vertex;
     bfs_u32 expanded = 0;
@@ -144,6 +148,40 @@ __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count
     for (bfs_u32 base = warp_id() * WARP_SIZE; base < count;
          base += SB_BLOCK_SIZE * BATCH) {
         vertex_t found[N], parent[N];
+        bool upper = true;  // does a row of the warp have entries in its upper half?
+#if SB_ROW_HALVES
+        // [persistent-row-halves-begin]
+        // Rows by halves: the lower half of each row, whose last entry says (ROW_MORE_BIT)
+        // whether the upper half has entries, and the upper halves only where a row of
+        // the warp has some (the same branch in every lane). A road network's rows of 8
+        // hold two or three neighbours: nearly every warp loads and claims 4 entries a row.
+        const RowHalf* const halves = reinterpret_cast<const RowHalf*>(S.rows);
+        bool marked[BATCH];
+        bool any = false;
+        for (int b = 0; b < BATCH; b++) {
+            const bfs_u32 i = base + b * SB_BLOCK_SIZE + lane_id();
+            const vertex_t from = i < count ? F[i] : -1;
+            RowHalf lower;
+            if (from >= 0) lower = halves[2 * (bfs_u32)from];
+            marked[b] = from >= 0 && lower.vertex[HALF - 1] < -1;  // -1 is padding
+            if (marked[b]) lower.vertex[HALF - 1] &= (vertex_t)~ROW_MORE_BIT;
+            any |= marked[b];
+            for (int k = 0; k < HALF; k++) {
+                found[b * SB_ROW_WIDTH + k] = from >= 0 ? lower.vertex[k] : -1;
+                found[b * SB_ROW_WIDTH + HALF + k] = -1;
+                parent[b * SB_ROW_WIDTH + k] = parent[b * SB_ROW_WIDTH + HALF + k] = from;
+            }
+        }
+        upper = warp_any(any);
+        if (upper) {
+            for (int b = 0; b < BATCH; b++) {
+                if (!marked[b]) continue;
+                const RowHalf high = halves[2 * (bfs_u32)parent[b * SB_ROW_WIDTH] + 1];
+                for (int k = 0; k < HALF; k++) found[b * SB_ROW_WIDTH + HALF + k] = high.vertex[k];
+            }
+        }
+        // [persistent-row-halves-end]
+#else
         for (int b = 0; b < BATCH; b++) {
             const bfs_u32 i = base + b * SB_BLOCK_SIZE + lane_id();
             const vertex_t from = i < count ? F[i] : -1;
@@ -154,28 +192,19 @@ __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count
                 parent[b * SB_ROW_WIDTH + k] = from;
             }
         }
-        // A row's entries fill it from the front: where entry SB_ROW_WIDTH / 2 is
-        // padding, so is the rest of the row. With SB_ROW_HALVES the upper halves of the
-        // warp's rows are claimed only where some lane has an entry there (the same
-        // branch in every lane): a road network's rows of 8 hold two or three neighbours.
-        constexpr int HALF = SB_ROW_WIDTH / 2;
-        bool upper = true;
-        if (SB_ROW_HALVES) {
-            bool mine_upper = false;
-            for (int b = 0; b < BATCH; b++) mine_upper |= found[b * SB_ROW_WIDTH + HALF] >= 0;
-            upper = warp_any(mine_upper);
-        }
-        // Every atomicOr is issued before any result is looked at.
+#endif
+        // Every atomicOr is issued before any result is looked at. Entries past a row's
+        // first LOWER are padding in every lane where no row of the warp has an upper half.
         bfs_u32 before[N];
         for (int e = 0; e < N; e++) {
             const vertex_t u = found[e];
             before[e] = ~0u;  // padding: as if visited, and nobody claims it
-            if (e % SB_ROW_WIDTH >= HALF && !upper) continue;
+            if (e % SB_ROW_WIDTH >= LOWER && !upper) continue;
             if (u >= 0) before[e] = atomicOr(&S.bitmap[(bfs_u32)u / BITMAP_WORD_BITS], bitmap_bit(u));
         }
         bfs_u32 mine = 0;
         for (int e = 0; e < N; e++) {
-            if (e % SB_ROW_WIDTH >= HALF && !upper) continue;
+            if (e % SB_ROW_WIDTH >= LOWER && !upper) continue;
             const vertex_t u = found[e];
             expanded += u >= 0 ? 1u : 0u;
             if (before[e] & bitmap_bit(u)) continue;  // visited, claimed by another, or padding
@@ -185,12 +214,11 @@ __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count
 #endif
             mine |= 1u << e;
         }
-        // A warp that claimed in the lower halves alone appends with one ballot fewer.
-        if (SB_ROW_HALVES && BATCH == 1 && HALF > 0 && !upper) {
-            append_rows<(HALF > 0 ? HALF : 1)>(S, 1 - q, counter, found, parent, mine, log_base);
-            continue;
-        }
-        append_rows<N>(S, 1 - q, counter, found, parent, mine, log_base);
+        // A warp that claimed in the lower halves alone appends with a ballot fewer.
+        if (SB_ROW_HALVES && BATCH == 1 && !upper)
+            append_rows<LOWER>(S, 1 - q, counter, found, parent, mine, log_base);
+        else
+            append_rows<N>(S, 1 - q, counter, found, parent, mine, log_base);
     }
     return expanded;
 }

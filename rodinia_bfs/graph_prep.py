@@ -298,13 +298,15 @@ class GraphPrep:
         m = graph.num_edges
         self._per_item("edge_records", m, [graph.offsets, graph.targets, np.uint64(m), out])
 
-    def rows(self, graph: DeviceGraph, width: int, out: DeviceBuffer) -> None:
-        """Step 5's rows (int32, ``max(n, 1) * width``, into ``out``)."""
+    def rows(self, graph: DeviceGraph, width: int, out: DeviceBuffer, halves: bool = False) -> None:
+        """Step 5's rows (int32, ``max(n, 1) * width``, into ``out``); with ``halves``, the
+        last entry of each lower half marked where the upper half has entries."""
         n = graph.num_vertices
         if n == 0:
             self.device.memset(out, 0xFF, 4 * width, stream=self.stream)
         self._per_item("fill_rows", n * width,
-                       [graph.offsets, graph.targets, np.uint32(n), np.uint32(width), out])
+                       [graph.offsets, graph.targets, np.uint32(n), np.uint32(width),
+                        np.uint32(width // 2 if halves else 0), out])
 
 
 def kernels_for(device: Device) -> GraphPrep:
@@ -395,10 +397,11 @@ def device_edge_records(device: Device, graph: DeviceGraph, memory) -> DeviceBuf
     return records
 
 
-def device_rows(device: Device, graph: DeviceGraph, width: int, memory) -> DeviceBuffer:
+def device_rows(device: Device, graph: DeviceGraph, width: int, memory,
+                halves: bool = False) -> DeviceBuffer:
     """Step 5's rows on the device: what
     :func:`~rodinia_bfs.variants.persistent.build_rows` builds on the host."""
     rows = memory.alloc(4 * max(graph.num_vertices, 1) * width)
-    kernels_for(device).rows(graph, width, rows)
+    kernels_for(device).rows(graph, width, rows, halves)
     device.synchronize()
     return rows

@@ -579,6 +579,19 @@ def test_rows():
             assert (rows[v, hi - lo:] == -1).all()
 
 
+def test_rows_marked_for_halves():
+    """With halves, entry width // 2 - 1 of a row whose upper half has entries carries
+    the top bit, and no other entry does."""
+    graph = road_like()
+    plain, marked = build_rows(graph, 8), build_rows(graph, 8, halves=True)
+    more = graph.degrees() > 4
+    assert more.sum() == 16
+    np.testing.assert_array_equal(marked[more, 3], plain[more, 3] | np.int32(-2**31))
+    np.testing.assert_array_equal(np.delete(marked, 3, axis=1), np.delete(plain, 3, axis=1))
+    np.testing.assert_array_equal(marked[~more], plain[~more])
+    assert (marked[more, 3] < -1).all()
+
+
 def test_row_width_by_the_degrees():
     """Rows by default where the largest degree is at most ROW_WIDTH_MAX (8), on request
     up to ROW_WIDTH_LIMIT (32), never with rows=False; more than 32 edges is a clear
@@ -644,10 +657,11 @@ def test_row_halves_by_the_degrees():
 
 @pytest.mark.parametrize("row_batch", [1, 2])
 def test_rows_claimed_by_halves(device, row_batch):
-    """With row halves, a warp claims the upper halves of its rows only where one of its
-    lanes has an entry there: on a grid with shortcuts, whose ends alone have more than
-    four edges, every search ends exact, in batches of one and two rows; a kernel that
-    never claims an upper half misses the shortcuts and goes wrong."""
+    """With row halves, a warp loads and claims the upper halves of its rows only where
+    one of its rows has entries there (marked on the lower half's last entry): on a grid
+    with shortcuts, whose ends alone have more than four edges, every search ends exact,
+    in batches of one and two rows; a kernel that never reads an upper half misses the
+    shortcuts and goes wrong, and so does one that leaves the mark on its entry."""
     graph = road_like()
     options = dict(sb_block_size=2 * device.warp_size, block_size=128, row_batch=row_batch)
     with PersistentBFS(device, graph, **options) as step:
@@ -657,7 +671,9 @@ def test_rows_claimed_by_halves(device, row_batch):
             check_run(step, source, run)
             assert set(kernels_run(step)) == {"single"}
     assert goes_wrong(device, graph, options, "single_block_expand.h",
-                      "upper = warp_any(mine_upper);", "upper = false;")
+                      "upper = warp_any(any);", "upper = false;")
+    assert goes_wrong(device, graph, options, "single_block_expand.h",
+                      "if (marked[b]) lower.vertex[HALF - 1] &= (vertex_t)~ROW_MORE_BIT;", "")
 
 
 @pytest.mark.gpu

@@ -203,16 +203,21 @@ def graph_defaults(graph: CSRGraph | None, warp_size: int) -> dict:
     return dict(edge_records=not width, row_width=width, log=bool(width), row_halves=halves)
 
 
-def build_rows(graph: CSRGraph, width: int) -> np.ndarray:
+def build_rows(graph: CSRGraph, width: int, halves: bool = False) -> np.ndarray:
     """Row v: vertex v's neighbours, padded with -1 to ``width`` entries (Row in
-    persistent_records.h). The step builds the same on the device
-    (:func:`~rodinia_bfs.graph_prep.device_rows`); this is the reference."""
+    persistent_records.h); with ``halves``, entry ``width // 2 - 1`` of a vertex of more
+    than ``width // 2`` neighbours has its top bit set (ROW_MORE_BIT). The step builds the
+    same on the device (:func:`~rodinia_bfs.graph_prep.device_rows`); this is the
+    reference."""
     n = graph.num_vertices
     rows = np.full((max(n, 1), width), -1, np.int32)
     degrees = graph.degrees()
     owner = np.repeat(np.arange(n), degrees)
     position = np.arange(graph.num_edges) - np.repeat(graph.offsets[:-1], degrees)
     rows[owner, position] = graph.targets
+    if halves and width >= 2:
+        more = np.flatnonzero(degrees > width // 2)
+        rows[more, width // 2 - 1] |= np.int32(-2**31)
     return rows
 
 
@@ -337,7 +342,7 @@ class PersistentBFS(GPUStep):
         on_device = DeviceGraph(self.offsets, self.edges, n, graph.num_edges)
         self.records = (device_edge_records(device, on_device, self._memory) if edge_records
                         else self._upload(np.zeros(1, EDGE_RECORD)))
-        self.rows = (device_rows(device, on_device, width, self._memory) if width
+        self.rows = (device_rows(device, on_device, width, self._memory, halves) if width
                      else self._upload(np.zeros(1, np.int32)))
         # The single block's log (SB_LOG): a LogEntry per vertex, and where each level's
         # entries begin.
