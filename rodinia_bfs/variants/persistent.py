@@ -65,8 +65,8 @@ ROW_WIDTH_LIMIT = 32
 
 #: Where a row holds at most half its width in most warps (``row_halves=None``): the
 #: share of warps, of a frontier drawn at random, whose lanes' vertices all have at most
-#: half the row width's edges, at or above which the single block claims the upper half
-#: of its rows only in the warps that have an entry there. A road network's rows of 8
+#: half the row width's edges, at or above which the single block reads the upper halves
+#: of its rows only in the warps that have entries there. A road network's rows of 8
 #: hold two or three neighbours (a few vertices in a thousand have more than four); a
 #: grid's rows of 4 are full.
 ROW_HALVES_SKIP = 0.5
@@ -176,8 +176,8 @@ def row_width(graph: CSRGraph, rows: bool | None) -> int:
 
 
 def rows_by_halves(graph: CSRGraph, width: int, warp_size: int, halves: bool | None) -> bool:
-    """Whether the single block claims the upper halves of its rows (entries ``width // 2``
-    on) only in the warps that have an entry there (``SB_ROW_HALVES``): where ``halves``
+    """Whether the single block reads the upper halves of its rows (entries ``width // 2``
+    on) only in the warps that have entries there (``SB_ROW_HALVES``): where ``halves``
     asks for it (rows of at least 2 entries), or (``None``) where at least
     ROW_HALVES_SKIP of the warps would skip them: every lane's vertex of at most
     ``width // 2`` edges, ``(1 - p) ** warp_size`` of them where a share ``p`` of the
@@ -283,8 +283,8 @@ class PersistentBFS(GPUStep):
         memory where it fits; ``rows=None`` reads the graph as rows where its degrees
         allow (:func:`row_width`); ``log=None`` logs the single block's finds (for
         ``persistent_flush``) where it reads rows; ``row_batch`` rows a thread loads at
-        once; ``row_halves=None`` claims the upper halves of the rows only in the warps
-        that have entries there where most warps have none (:func:`rows_by_halves`).
+        once; ``row_halves=None`` reads the upper halves of the rows only in the warps
+        that have entries there, where most warps have none (:func:`rows_by_halves`).
         ``grid`` holds step 4's tunables for the grid kernel (and, from step 7,
         ``measured_handover``)."""
         super().__init__(device, graph)
