@@ -81,7 +81,7 @@ persistent_single(const PersistentArgs a, vertex_t start)
     #endif
     const SingleBlock S = {vertices, begins, degrees, bitmap, a.overflow, a.overflow_capacity,
                            &broken, warp_sums, a.offsets, a.edges, a.records, a.rows, a.levels,
-                           a.parents, a.log, a.log_levels, (bfs_u32)a.n};
+                           a.parents, a.log, a.log_levels, (bfs_u32)a.n, bitmap_words(a.n)};
     // [persistent-single-shared-end]
 
     // [persistent-single-start-begin]

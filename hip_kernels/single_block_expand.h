@@ -144,6 +144,8 @@ __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count
     static_assert(N <= 8 * (int)sizeof(bfs_u32), "a lane's finds are the bits of one word");
     const vertex_t* const F = queue(S, q).vertex;
     bfs_u32 expanded = 0;
+    // A word of the bitmap for each lane's padding entries to OR nothing into (below).
+    const bfs_u32 spare = (bfs_u32)lane_id() < S.bitmap_words ? (bfs_u32)lane_id() : 0u;
     // The loop bound is the same for every lane of a warp, so the warp appends together.
     for (bfs_u32 base = warp_id() * WARP_SIZE; base < count;
          base += SB_BLOCK_SIZE * BATCH) {
@@ -195,13 +197,24 @@ __device__ inline bfs_u32 expand_rows(const SingleBlock& S, int q, bfs_u32 count
 #endif
         // Every atomicOr is issued before any result is looked at. Entries past a row's
         // first LOWER are padding in every lane where no row of the warp has an upper half.
+        // [persistent-row-claims-begin]
+        // A padding entry's "before" is all ones: as if visited, and nobody claims it. With
+        // the bitmap in shared memory it still takes its atomic, ORing nothing into a
+        // spare word of its lane, so that the claims are one straight run of atomics with
+        // no branch around each (in global memory that atomic would be a trip to L2: there
+        // padding branches around it).
         bfs_u32 before[N];
         for (int e = 0; e < N; e++) {
             const vertex_t u = found[e];
-            before[e] = ~0u;  // padding: as if visited, and nobody claims it
+            before[e] = ~0u;
             if (e % SB_ROW_WIDTH >= LOWER && !upper) continue;
-            if (u >= 0) before[e] = atomicOr(&S.bitmap[(bfs_u32)u / BITMAP_WORD_BITS], bitmap_bit(u));
+            if (!SHARED_BITMAP && u < 0) continue;
+            const bool real = u >= 0;
+            const bfs_u32 got = atomicOr(&S.bitmap[real ? (bfs_u32)u / BITMAP_WORD_BITS : spare],
+                                         real ? bitmap_bit(u) : 0u);
+            if (real) before[e] = got;
         }
+        // [persistent-row-claims-end]
         bfs_u32 mine = 0;
         for (int e = 0; e < N; e++) {
             if (e % SB_ROW_WIDTH >= LOWER && !upper) continue;

@@ -78,6 +78,7 @@ struct SingleBlock {
     LogEntry* log;         // n entries (SB_LOG)
     bfs_u32* log_levels;   // n + 2 entries (SB_LOG)
     bfs_u32 log_capacity;
+    bfs_u32 bitmap_words;  // the bitmap's words, bitmap_words(n)
 };
 
 // Queue q's arrays. (Computed, not indexed from an array of pointers: a pointer chosen

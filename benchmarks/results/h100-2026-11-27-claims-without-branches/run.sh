@@ -1,0 +1,18 @@
+#!/bin/bash
+# Claims of rows with no branch per entry, as committed: before/after in turns, FLA held out; GPU tests; sanitizer.
+export PYTHONPATH=$PWD RODINIA_BFS_DATA=$PWD/.devdata RODINIA_BFS_CACHE=/tmp/rbc
+R=/tmp/nb1; rm -rf $R; mkdir -p $R
+trap 'cd /tmp && tar czf $OUT/nb1.tgz nb1' EXIT
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $R/device.txt; git status --short > $R/status.txt
+RUNGS='persistent_before persistent adaptive_before adaptive'
+timeout 150 python3 benchmarks/results/h100-2026-11-27-claims-without-branches/ladder_before2.py $RUNGS --suite standard --graphs road-NY,road-BAY,grid-1000x1000 --sources 16 --repeats 3 --backend cuda --data .devdata --out $R/standard > $R/standard.log 2>&1; echo std rc=$?
+grep -hE '^###|^\| (pers|adap)' $R/standard.log
+timeout 100 python3 benchmarks/results/h100-2026-11-27-claims-without-branches/ladder_before2.py $RUNGS --suite large --graphs road-FLA --sources 8 --repeats 3 --backend cuda --data .devdata --out $R/fla > $R/fla.log 2>&1; echo fla rc=$?
+grep -hE '^###|^\| (pers|adap)' $R/fla.log
+timeout 150 python -m pytest -q -m gpu -n 8 -p no:cacheprovider > $R/gpu-tests.log 2>&1; tail -1 $R/gpu-tests.log
+CS=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+for tool in memcheck racecheck; do
+  timeout 60 $CS --tool $tool --error-exitcode 9 python3 benchmarks/results/h100-2026-11-27-row-halves/ms_halves.py persistent adaptive > $R/san-$tool-halves.log 2>&1; echo $tool halves rc=$?
+  timeout 90 $CS --tool $tool --error-exitcode 9 python3 benchmarks/results/h100-2026-11-27-claims-without-branches/ms_check2.py persistent adaptive > $R/san-$tool-rows.log 2>&1; echo $tool rows rc=$?
+  grep -hE "ERROR SUMMARY|RACECHECK SUMMARY" $R/san-$tool-*.log
+done
