@@ -52,7 +52,7 @@ INCLUDES = {
     "gpu_levels.inc": ("benchmarks/results/h100-2026-11-22h", "levels"),
     "h100_levels.inc": ("benchmarks/results/h100-2026-11-23c", "levels"),
     "h100_steps5_7.inc": ("benchmarks/results/h100-2026-11-26-steps5-7-bench/standard", "tables"),
-    "h100_steps5_7_in_turns.inc": ("benchmarks/results/h100-2026-11-27-steps5-7-halves", "markdown"),
+    "h100_steps5_7_in_turns.inc": ("benchmarks/results/h100-2026-11-27-steps5-7-claims", "markdown"),
     "h100_oom_k24.inc": ("benchmarks/results/h100-2026-11-26-oom2-k24", "markdown"),
     "h100_oom_roads.inc": ("benchmarks/results/h100-2026-11-26-oom-roads", "markdown"),
 }
