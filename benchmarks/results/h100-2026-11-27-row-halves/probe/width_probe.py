@@ -1,7 +1,15 @@
-"""Probe: the single block's rows wider than the graph needs (entries that are all
-padding), to price the padding. Rungs: VARIANT:WIDTH (0: the step's own choice).
+"""Probe: the single block's rows as the probes of issue 26 build them. A rung is
+VARIANT:WIDTH[:HALVES[:DEFINE...]]: WIDTH the row width (0: the step's own choice),
+HALVES the SB_ROW_HALVES it is built with (default 0), and each DEFINE a macro set to 1
+(a probe's switch in a patched kernel). The steps take turns on each graph, every result
+checked against the CPU reference.
 
-    python .devrun/width_probe.py SUITE GRAPHS RUNGS SOURCES REPEATS OUT.json
+    python benchmarks/results/h100-2026-11-27-row-halves/probe/width_probe.py \
+        SUITE GRAPHS RUNGS SOURCES REPEATS OUT.json
+
+(The runs of this folder's padding/ and probe/ used its first forms: VARIANT:WIDTH, then
+VARIANT:WIDTH:HALVES, which this one reads alike; probe/lower-only spelled its switch
+":lo", now ":SB_ROW_PROBE_LOWER", the rung's label with it.)
 """
 import json
 import os
@@ -28,10 +36,12 @@ for spec in suite_graphs(suite, names.split(",")):
     sources, expected, depths = reference_runs(graph, int(count))
     runs = []
     for rung in rungs.split(","):
-        variant, width, halves = (rung.split(":") + ["0"])[:3]
+        parts = rung.split(":")
+        variant, width = parts[:2]
+        halves, probe = (parts[2] if len(parts) > 2 else "0"), parts[3:]
         width = int(width)
         persistent.row_width = (lambda g, r, w=width: w) if width else own_width
-        persistent.tunables = lambda *a, h=int(halves), **k: {**own_tunables(*a, **k), "SB_ROW_HALVES": h}
+        persistent.tunables = lambda *a, h=int(halves), **k: {**own_tunables(*a, **k), "SB_ROW_HALVES": h, **{name: 1 for name in probe}}
         try:
             step = get_step(variant)(device, graph)
         finally:
