@@ -248,23 +248,18 @@ def test_overflow_of_the_single_block_is_used(device, config):
     switching configuration's queue really overflowed, and the hand-over took the
     overflow to the grid."""
     if config.startswith("rows"):  # a level read as rows appends by append_rows
-        broken = edit_kernel("single_block_queues.h",
-                             "S.overflow[slot - SB_CAPACITY] = found[i];  // the grid takes this level",
-                             "S.overflow[slot - SB_CAPACITY] = found[i] + 1;")
+        old, new = ("S.overflow[slot - SB_CAPACITY] = found[i];  // the grid takes this level",
+                    "S.overflow[slot - SB_CAPACITY] = found[i] + 1;")
     else:
-        broken = edit_kernel("single_block_queues.h",
-                             "S.overflow[s - SB_CAPACITY] = found[i].vertex;",
-                             "S.overflow[s - SB_CAPACITY] = found[i].vertex + 1;")
+        old, new = ("S.overflow[s - SB_CAPACITY] = found[i].vertex;",
+                    "S.overflow[s - SB_CAPACITY] = found[i].vertex + 1;")
     graph = spider()
     options = configs(device.warp_size)[config]
     with PersistentBFS(device, graph, **options) as step:
         result = step.run(0, profile=True)
         check_run(step, 0, result)
         assert kernels_run(step)[:2] == ["single", "grid"] and frontier_sizes(result)[1] == 12
-    edited = single_block("single_block_queues.h", broken)
-    with with_kernel(PersistentBFS, **edited)(device, graph, **options) as step:
-        lost = step.run(0)
-    assert not np.array_equal(lost.levels, scipy_levels(graph, 0))
+    assert goes_wrong(device, graph, options, "single_block_queues.h", old, new)
 
 
 @pytest.mark.gpu

@@ -182,12 +182,10 @@ def rows_by_halves(graph: CSRGraph, width: int, warp_size: int, halves: bool | N
     ROW_HALVES_SKIP of the warps would skip them: every lane's vertex of at most
     ``width // 2`` edges, ``(1 - p) ** warp_size`` of them where a share ``p`` of the
     vertices has more."""
-    if halves is False:
-        return False
-    if halves and width < 2:
-        raise RodiniaBFSError(f"row_halves needs rows of at least 2 entries (rows of {width})")
-    if halves:
-        return True
+    if halves is not None:
+        if halves and width < 2:
+            raise RodiniaBFSError(f"row_halves needs rows of at least 2 entries (rows of {width})")
+        return bool(halves)
     if width < 2:
         return False
     upper = np.count_nonzero(graph.degrees() > width // 2) / max(graph.num_vertices, 1)
