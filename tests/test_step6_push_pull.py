@@ -479,6 +479,19 @@ def _with_source(device, graph, header, name="push_pull_grid.h", **options):
     return Patched(device, graph, **options)
 
 
+def test_a_source_in_pieces_fits_the_large_queue(device):
+    """The source goes to the large queue whatever its degree: one not large enough for
+    it (fewer than block_threshold edges) but longer than a piece takes several spare
+    slots. With pieces of 3 edges and medium lists up to 4, a source of 4 edges on a
+    mesh whose every other list is large fills the queue to its last slot."""
+    graph = delaunay(10)
+    degrees = graph.degrees()
+    source = int(np.flatnonzero(degrees == 4)[0])
+    with PushPullBFS(device, graph, direction="push", **CONFIGS["tiny"]) as step:
+        assert step.spare_pieces == 2
+        check_run(graph, source, step.run(source))
+
+
 def test_never_ending_search_is_an_error(device):
     """Without its end test the kernel runs empty levels; the bound on the level count
     ends it with a clear error instead of a hang."""

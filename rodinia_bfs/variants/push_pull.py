@@ -336,8 +336,11 @@ class PushPullBFS(BalancedBFS):
     #: The source goes to the large queue whatever its degree: one block expands its list,
     #: BLOCK_SIZE edges a trip, where a warp would take degree / WARP_SIZE trips and a
     #: thread degree trips, each waiting on a load. (Level 0 is a single vertex: the rest
-    #: of the grid has nothing else to do.) One spare slot holds its piece.
-    spare_pieces = 1
+    #: of the grid has nothing else to do.) Spare slots hold its pieces: a source that is
+    #: not large has fewer than BLOCK_THRESHOLD edges, in as many pieces as those take.
+    @property
+    def spare_pieces(self) -> int:
+        return max(1, ceil_div(self.block_threshold - 1, self.block_piece))
 
     def _reset(self, source: int) -> list[int]:
         """The kernel writes the start state itself, its status included; the host zeroes
