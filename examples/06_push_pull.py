@@ -93,13 +93,14 @@ def runs_of(directions: list[str]) -> str:
     return ", ".join(f"{d} x{count}" for d, count in runs)
 
 
-def level_table(graph, source, levels, directions):
+def level_table(graph, source, levels, directions, wide):
     """Per level: Beamer's counts (from the reference levels and the degrees), the
-    thresholds they are compared with, and the direction the kernel took."""
+    thresholds they are compared with, and the direction the kernel took (``wide``: the
+    edges a pulled frontier must have more than, the step's pull_edges)."""
     return [{"level": row["level"], "n_f": row["n_f"], "m_f": row["m_f"], "m_u": row["m_u"],
              "m_u / alpha": row["m_u"] // ALPHA, "n / beta": graph.num_vertices // BETA,
              "rule": row["direction"], "taken": taken}
-            for row, taken in zip(rule_table(graph, source, levels), directions)]
+            for row, taken in zip(rule_table(graph, source, levels, wide=wide), directions)]
 
 
 def main() -> int:
@@ -146,7 +147,8 @@ def main() -> int:
                   f"{step.active_count:,} of {graph.num_vertices:,}")
             result = step.run(source)
             directions, swept = step.last_directions, step.last_sweep_counts
-        rows = level_table(graph, source, reference.levels, directions)
+            wide = step.pull_edges
+        rows = level_table(graph, source, reference.levels, directions, wide)
         print(f"  {result.iterations} levels:")
         print(f"    {'level':>5} {'n_f':>7} {'m_f':>8} {'m_u':>8} {'m_u/alpha':>9} "
               f"{'n/beta':>7} {'rule':>5} {'taken':>5}")

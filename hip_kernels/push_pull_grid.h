@@ -17,6 +17,9 @@
 #ifndef ADAPTIVE_HANDOFF
 #define ADAPTIVE_HANDOFF 0
 #endif
+#ifndef WIDE_PULLS
+#error "compile with -DWIDE_PULLS=<1: pull only a frontier with more edges than the grid has threads, 0: Beamer's rule alone>"
+#endif
 #ifndef PULL_GROWTH
 #error "compile with -DPULL_GROWTH=<eighths by which a frontier must grow before it is pulled: 0, it need only grow>"
 #endif
@@ -125,6 +128,12 @@ push_pull_bfs(const PushPullArgs a)
         // Claims by bit (CLAIM_BITS): the visited bitmap from the levels, which the single
         // block has written; the grid keeps it up from here, and hands it back as it is.
         if (CLAIM_BITS) rebuild_bitmap(a.visited, a.levels, a.num_vertices);
+        // With WRITE_AFTER_ARRIVAL every free slot of the small queues holds -1 (the
+        // single block left them as it used them).
+        if (WRITE_AFTER_ARRIVAL)
+            empty_small_queues(small_queues(st.queue_set), st.small_count,
+                               small_queues(st.queue_set ^ 1), (bfs_u32)a.num_vertices,
+                               thread, threads);
         if (!grid_sync(a.barrier)) GIVE_UP();
         // The counts of Beamer's rule: n_f and m_f over the queues (a large vertex counts
         // once, with piece 0); m_u from the Control record, which counts the edges of the
@@ -186,6 +195,10 @@ push_pull_bfs(const PushPullArgs a)
             if (thread == 0 && a.small_count) a.small_0[0] = a.source;
             if (thread == 0 && a.medium_count) a.medium_0[0] = a.source;
         }
+        // With WRITE_AFTER_ARRIVAL every free slot of the small queues holds -1.
+        if (WRITE_AFTER_ARRIVAL)
+            empty_small_queues(a.small_0, a.small_count, a.small_1, (bfs_u32)a.num_vertices,
+                               thread, threads);
         // [push-pull-start-end]
         if (!grid_sync(a.barrier)) GIVE_UP();
         // [push-pull-reset-end]
@@ -220,13 +233,16 @@ push_pull_bfs(const PushPullArgs a)
         // grows, top-down again when n_f < n / BETA while it shrinks. "Grows" is by more
         // than PULL_GROWTH eighths: in the tail of a mesh few edges are left unvisited, so
         // m_f passes m_u / ALPHA, and a frontier that wavers by a few vertices would be
-        // pulled for one level, at the price of two conversions.
+        // pulled for one level, at the price of two conversions. With WIDE_PULLS the
+        // frontier must also have more edges than the grid has threads: a top-down level
+        // with at most one edge a thread is one pass of the grid, which no sweep beats.
         if (FORCE_DIRECTION == 1) {
             st.direction = TOP_DOWN;
         } else if (FORCE_DIRECTION == 2) {
             st.direction = BOTTOM_UP;
         } else if (st.direction == TOP_DOWN) {
             if (st.frontier_edges * ALPHA > st.unvisited_edges &&
+                (!WIDE_PULLS || st.frontier_edges > (bfs_u64)threads) &&
                 (bfs_u64)st.frontier_vertices * 8 >
                     (bfs_u64)st.previous_vertices * (8 + PULL_GROWTH))
                 st.direction = BOTTOM_UP;
@@ -257,7 +273,7 @@ push_pull_bfs(const PushPullArgs a)
             queues_to_bitmap(small_queues(st.queue_set), st.small_count,
                              medium_queues(st.queue_set), st.medium_count,
                              large_queues(st.queue_set), st.large_count, frontier_bits,
-                             thread, threads);
+                             thread, threads, a.barrier);
             st.dirty |= 1u << this_map;
             st.as_bitmap = 1;
             st.phase++;
@@ -326,6 +342,7 @@ push_pull_bfs(const PushPullArgs a)
             st.dirty &= ~(1u << old_map);
         }
         Tally found = {0, 0};
+        bool crossed = false;  // the level ended in a counting crossing (COUNTING_CROSSING)
         if (st.direction == BOTTOM_UP) {
             const Sweep S = {a.offsets, a.in_offsets, a.in_edges, a.active, a.active_count,
                              a.levels, a.parents, st.level + 1, frontier_bits,
@@ -339,7 +356,7 @@ push_pull_bfs(const PushPullArgs a)
             const Level L = {a.offsets, a.edges, a.levels, a.parents, st.level + 1,
                              small_queues(st.queue_set ^ 1), medium_queues(st.queue_set ^ 1),
                              large_queues(st.queue_set ^ 1), c.counts, &local, a.path_counts,
-                             a.visited};
+                             a.visited, c.tally + CROSSING_SLOT, a.barrier};
             // A queue shorter than the grid is wide is shared out (SHARE_SHORT_QUEUES):
             // several warps, or threads, to each of its vertices, so that a level of a
             // few vertices does not wait for one warp or thread to walk each list.
@@ -348,18 +365,31 @@ push_pull_bfs(const PushPullArgs a)
             top_down_medium(L, medium_queues(st.queue_set), st.medium_count, warp, warps,
                             SHARE_SHORT_QUEUES ? log_share(st.medium_count, warps, WARP_SIZE,
                                                            BLOCK_THRESHOLD) : 0, found);
+            const bfs_u32 small_share =
+                SHARE_SHORT_QUEUES ? log_share(st.small_count, threads, 1, WARP_THRESHOLD) : 0;
             top_down_small(L, small_queues(st.queue_set), st.small_count, thread, threads,
-                           SHARE_SHORT_QUEUES ? log_share(st.small_count, threads, 1,
-                                                          WARP_THRESHOLD) : 0, found);
-            // The count of what the block found goes out with its queues: thread 0 sends
-            // it between copy_out's two __syncthreads (add_tally would need one more).
+                           small_share, found);
             sum_in_block(found, block_tally);
-            copy_out(L, [&] { send_block_tally(block_tally, c.tally); });
+            // [push-pull-crossing-call-begin]
+            if (COUNTING_CROSSING) {
+                // The level ends in a crossing of its own, which brings the counts.
+                crossed = true;
+                if (!cross_counted(L, c, block_tally, small_queues(st.queue_set),
+                                   st.small_count << small_share, small_share, thread,
+                                   threads, counted))
+                    GIVE_UP();
+            } else {
+                // The count of what the block found goes out with its queues: thread 0
+                // sends it between copy_out's two __syncthreads (add_tally would need
+                // one more).
+                copy_out(L, [&] { send_block_tally(block_tally, c.tally); });
+            }
+            // [push-pull-crossing-call-end]
         }
         st.phase++;
         // Thread 0 reads what the phase counted, and empties the block's local queues,
         // inside the barrier (empty_local_queues).
-        if (!grid_sync(a.barrier, [&] {
+        if (!crossed && !grid_sync(a.barrier, [&] {
                 read_phase(c, counted);
                 empty_local_queues(local);
             }))

@@ -102,7 +102,10 @@ struct PushPullArgs {
 // set p % 3, everyone reads set p % 3 after the barrier that ends phase p, and phase
 // p clears set (p + 1) % 3, which nobody reads or writes during phase p.
 #define COUNTER_SETS 3
-#define TALLY_STRIDE 16  // bfs_u64 slots
+// A tally set is two 128-byte lines: the tally (slots 0-1), and the counting crossing's
+// word (slot 16, counting_crossing.h), so that the blocks' atomics on the tally do not
+// queue behind the polls of the crossing.
+#define TALLY_STRIDE (2 * CROSSING_SLOT)  // bfs_u64 slots: two lines of 16
 
 // After a barrier, values other blocks wrote: read them past the cache.
 __device__ inline bfs_u32 load_fresh(const bfs_u32* p) { return *(const volatile bfs_u32*)p; }
@@ -111,12 +114,20 @@ __device__ inline bfs_u64 load_fresh(const bfs_u64* p) { return *(const volatile
 // [push-pull-convert-begin]
 // From queues to a bitmap (before a bottom-up level): one bit per queued vertex; a large
 // vertex is in its queue once per piece, and piece 0 sets its bit.
-__device__ inline void queues_to_bitmap(const vertex_t* small, bfs_u32 small_count,
+// With WRITE_AFTER_ARRIVAL a small entry may still be on its way (small_entry waits for
+// it), and its slot is emptied once read.
+__device__ inline void queues_to_bitmap(vertex_t* small, bfs_u32 small_count,
                                         const vertex_t* medium, bfs_u32 medium_count,
                                         const Piece* large, bfs_u32 large_count,
-                                        bfs_u32* bits, bfs_u32 first_thread, bfs_u32 threads)
+                                        bfs_u32* bits, bfs_u32 first_thread, bfs_u32 threads,
+                                        GridBarrier* barrier)
 {
-    for (bfs_u32 i = first_thread; i < small_count; i += threads) add_to_bitmap(bits, small[i]);
+    for (bfs_u32 i = first_thread; i < small_count; i += threads) {
+        const vertex_t v = small_entry(&small[i], barrier);
+        if (v < 0) return;  // a wait gave up: the barrier after the phase reports it
+        if (WRITE_AFTER_ARRIVAL) small[i] = -1;
+        add_to_bitmap(bits, v);
+    }
     for (bfs_u32 i = first_thread; i < medium_count; i += threads) add_to_bitmap(bits, medium[i]);
     for (bfs_u32 i = first_thread; i < large_count; i += threads)
         if (large[i].index == 0) add_to_bitmap(bits, large[i].vertex);
@@ -159,7 +170,9 @@ __device__ inline Counters begin_phase(bfs_u32* counts, bfs_u64* tallies, bfs_u3
     const bfs_u32 spare = (phase + 1) % COUNTER_SETS;
     if (blockIdx.x == 0 && threadIdx.x < QUEUES)
         counts[(spare * QUEUES + threadIdx.x) * COUNTER_STRIDE] = 0;
-    if (blockIdx.x == 0 && threadIdx.x < 2) tallies[spare * TALLY_STRIDE + threadIdx.x] = 0;
+    // The tally (slots 0-1) and the counting crossing's word (16).
+    if (blockIdx.x == 0 && threadIdx.x < 3)
+        tallies[spare * TALLY_STRIDE + (threadIdx.x < 2 ? threadIdx.x : CROSSING_SLOT)] = 0;
     const bfs_u32 mine = phase % COUNTER_SETS;
     return Counters{counts + mine * QUEUES * COUNTER_STRIDE, tallies + mine * TALLY_STRIDE};
 }
@@ -203,6 +216,109 @@ __device__ inline void read_phase(const Counters& c, PhaseCounts& into)
     into.found[1] = load_fresh(&c.tally[1]);
 }
 // [push-pull-read-phase-end]
+
+// [push-pull-counting-crossing-begin]
+// COUNTING_CROSSING: how a top-down level ends instead of copy_out and grid_sync with
+// read_phase. Every thread of the block calls it after its gathers and sum_in_block;
+// `read` is the small queue the level read, `reads` its count << log_share. Thread 0
+// adds the block's counts to the phase's crossing word (counting_crossing.h) as it
+// arrives, and its poll, which sees the last block arrive, reads the next small queue's
+// length in it: `counted` as read_phase fills it, with one trip after the crossing, for
+// the edges found (m_f) in the tally, and one more only where a block found a medium or
+// large vertex (its flag in the word), whose counts are read as read_phase does. False
+// when a wait gave up.
+__device__ inline bool cross_counted(const Level& L, const Counters& c, bfs_u64* block_tally,
+                                     vertex_t* read, bfs_u32 reads, bfs_u32 log_share,
+                                     bfs_u32 first_thread, bfs_u32 threads,
+                                     PhaseCounts& counted)
+{
+    LocalQueues& local = *L.local;
+    bfs_u64* const word = c.tally + CROSSING_SLOT;
+    __shared__ bfs_u32 flagged, crossed;
+    __shared__ bfs_u32 late;  // small entries written after the arrival (thread 0 empties
+                              // the local queue's count while the others copy them)
+    __syncthreads();  // every read, enqueue and sum of the block is done
+#if WRITE_AFTER_ARRIVAL
+    // Every entry the block read is free again: -1 for its writer two levels on, which
+    // writes only after this block's arrival.
+    for (bfs_u32 t = first_thread; t < reads; t += threads)
+        if ((t & ((1u << log_share) - 1)) == 0) read[t >> log_share] = -1;
+#else
+    (void)read, (void)reads, (void)log_share, (void)first_thread, (void)threads;
+#endif
+    if (threadIdx.x == 0) {
+        // Each vertex the block found went to its small queue or is medium or large:
+        // any other than small flags the block.
+        const bfs_u64 others = block_tally[0] - (bfs_u64)local.counts[SMALL];
+        flagged = others > 0;
+        // The edges in the tally, as ever; a flagged block counts its medium and large
+        // vertices there too: n_f is then the small entries and those.
+        if (block_tally[1] > 0) atomicAdd(&c.tally[1], block_tally[1]);
+        if (others > 0) atomicAdd(&c.tally[0], others);
+        block_tally[0] = 0;
+        block_tally[1] = 0;
+        local.counts[SMALL] = at_most(local.counts[SMALL], LOCAL_SMALL);
+        local.counts[MEDIUM] = at_most(local.counts[MEDIUM], LOCAL_MEDIUM);
+        if (local.counts[MEDIUM] > 0)
+            local.global_first[MEDIUM] = atomicAdd(&L.next_counts[MEDIUM * COUNTER_STRIDE], local.counts[MEDIUM]);
+        if (!WRITE_AFTER_ARRIVAL && local.counts[SMALL] > 0)
+            local.global_first[SMALL] = (bfs_u32)crossing_small(atomicAdd(word, (bfs_u64)local.counts[SMALL]));
+    }
+    __syncthreads();  // the room is reserved, the read entries are -1
+    for (bfs_u32 i = threadIdx.x; i < local.counts[MEDIUM]; i += blockDim.x)
+        L.next_medium[local.global_first[MEDIUM] + i] = local.medium[i];
+    if (!WRITE_AFTER_ARRIVAL)
+        for (bfs_u32 i = threadIdx.x; i < local.counts[SMALL]; i += blockDim.x)
+            L.next_small[local.global_first[SMALL] + i] = local.small[i];
+    if (!WRITE_AFTER_ARRIVAL || local.counts[MEDIUM] > 0)  // the same in every thread
+        __syncthreads();  // the entries copied before the arrival are written
+    if (threadIdx.x == 0) {
+        const bfs_u64 add = CROSSING_ARRIVAL + (flagged ? CROSSING_FLAG : 0) +
+                            (WRITE_AFTER_ARRIVAL ? local.counts[SMALL] : 0);
+        const bfs_u64 before = crossing_arrive(word, add);
+        if (WRITE_AFTER_ARRIVAL) local.global_first[SMALL] = (bfs_u32)crossing_small(before);
+        late = local.counts[SMALL];
+    }
+#if WRITE_AFTER_ARRIVAL
+    __syncthreads();  // the block's place, from its arrival
+    for (bfs_u32 i = threadIdx.x; i < late; i += blockDim.x)
+        L.next_small[local.global_first[SMALL] + i] = local.small[i];
+#endif
+#if defined(BFS_EMULATOR)
+    // The emulator's blocks wait at its grid barrier: every entry is written before it.
+    // (A wait that gave up all the same, on an entry never written, has set the failed
+    // flag, which the host reports; each later wait sees it and gives up at once.)
+    if (!grid_sync(L.barrier)) return false;
+#endif
+    if (threadIdx.x == 0) {
+        // The poll, until the word has every block's arrival. (The edges counted in a
+        // word of their own, polled beside this one, cost more than the trip after it:
+        // chapter 6 measures both.)
+        bfs_u64 queues = crossing_acquire(word);
+        bfs_u32 spins = 0;
+        crossed = 1;
+        while (crossing_arrivals(queues) < gridDim.x) {
+            if ((++spins & 1023u) == 0 &&
+                (crossing_load(&L.barrier->failed) || spins >= GRID_BARRIER_MAX_SPINS)) {
+                atomicExch(&L.barrier->failed, 1u);
+                crossed = 0;
+                break;
+            }
+            queues = crossing_acquire(word);
+        }
+        counted.queues[SMALL] = (bfs_u32)crossing_small(queues);
+        const bool others = crossing_flags(queues) > 0;
+        counted.queues[MEDIUM] = others ? crossing_load(&c.counts[MEDIUM * COUNTER_STRIDE]) : 0u;
+        counted.queues[LARGE] = others ? crossing_load(&c.counts[LARGE * COUNTER_STRIDE]) : 0u;
+        counted.found[0] = crossing_small(queues) + (others ? crossing_load(&c.tally[0]) : 0);
+        counted.found[1] = crossing_load(&c.tally[1]);
+        local.counts[SMALL] = 0;  // the block's local queues are empty for the next level
+        local.counts[MEDIUM] = 0;
+    }
+    __syncthreads();
+    return crossed;
+}
+// [push-pull-counting-crossing-end]
 
 // After a phase that filled the next queues: their lengths. Each vertex enters a queue
 // once per BFS (a large one as all its pieces); more than that means a broken kernel,

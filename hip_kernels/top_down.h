@@ -8,13 +8,22 @@
 //   log_share      a queue shorter than the grid is wide is shared out: 2^log_share
 //                  warps, or threads, to each of its vertices (step 4: one each);
 //   CLAIM_BITS     a target is claimed by its bit in a visited bitmap, not by an
-//                  atomicCAS on its level (step 2's claim).
+//                  atomicCAS on its level (step 2's claim);
+//   COUNTING_CROSSING, WRITE_AFTER_ARRIVAL   the small queue's entries get their
+//                  places from the crossing that ends the level (counting_crossing.h).
 //
 // The queues, enqueue and copy_out are step 4's, unchanged.
 #pragma once
 #include "bitmap.h"
 #include "frontier.h"
 #include "tally.h"
+#include "counting_crossing.h"
+
+#if WRITE_AFTER_ARRIVAL && WARP_THRESHOLD > BLOCK_SIZE
+// A small entry's readers (2^log_share threads, log_share <= log2(WARP_THRESHOLD)) are
+// one block's, which sets it back to -1 after a __syncthreads (cross_counted).
+#error "WRITE_AFTER_ARRIVAL needs WARP_THRESHOLD <= BLOCK_SIZE"
+#endif
 
 #ifndef VISIT_BATCH
 #error "compile with -DVISIT_BATCH=<edges a thread loads before it claims any>"
@@ -64,7 +73,16 @@ __device__ inline void add_to_next(const Level& L, vertex_t v, vertex_t u, edge_
                                    Tally& found)
 {
     L.parents[u] = v;
-    enqueue(L, u, degree);
+#if COUNTING_CROSSING
+    // A small vertex that overflows the block's local queue takes its place from the
+    // crossing's queue word, where the blocks' arrivals take theirs (cross_counted).
+    if (degree < WARP_THRESHOLD) {
+        const bfs_u32 slot = atomicAdd(&L.local->counts[SMALL], 1u);
+        if (slot < LOCAL_SMALL) L.local->small[slot] = u;
+        else L.next_small[crossing_small(atomicAdd(L.crossing, (bfs_u64)1))] = u;
+    } else
+#endif
+        enqueue(L, u, degree);
     found.vertices += 1;
     found.edges += (bfs_u64)degree;
 }
@@ -156,7 +174,8 @@ __device__ inline void top_down_small(const Level& L, const vertex_t* small, bfs
 {
     const edge_t stride = (edge_t)1 << log_share;
     for (bfs_u32 t = first_thread; t < (count << log_share); t += threads) {
-        const vertex_t v = small[t >> log_share];
+        const vertex_t v = small_entry(&small[t >> log_share], L.barrier);
+        if (v < 0) return;  // a wait gave up: the crossing reports it
         const bfs_u32 part = t & ((1u << log_share) - 1);
         const edge_t end = L.offsets[v + 1];
         if (part == 0) COUNT_PATH(SMALL, end - L.offsets[v]);

@@ -75,10 +75,11 @@ def check_run(graph, source, result):
     assert result.frontier_sizes == np.bincount(levels[levels >= 0]).tolist()
 
 
-def beamer_directions(graph, source, levels) -> list[str]:
+def beamer_directions(graph, source, levels, wide: int) -> list[str]:
     """The direction of each level by Beamer's rule, on the host, from the reference
-    levels and the out-degrees: what the kernel must have counted and decided."""
-    return [row["direction"] for row in rule_table(graph, source, levels)]
+    levels and the out-degrees: what the kernel must have counted and decided (``wide``:
+    the step's pull_edges, WIDE_PULLS)."""
+    return [row["direction"] for row in rule_table(graph, source, levels, wide=wide)]
 
 
 def test_registered():
@@ -94,16 +95,19 @@ GRIDS = {"2-blocks": dict(max_blocks=2), "full-grid": {}}
 
 
 @pytest.mark.parametrize(*pairwise_params(device=[32, 64], name=sorted(SMALL_GRAPHS),
-                                          grid=list(GRIDS)), indirect=["device"])
-def test_directions_follow_beamers_rule(device, name, grid):
+                                          grid=list(GRIDS), wide=[True, False]),
+                         indirect=["device"])
+def test_directions_follow_beamers_rule(device, name, grid, wide):
     """The device's counts of n_f and m_f, and its decisions, equal the host's: each
-    graph at warp 32 and 64, one of them with a grid of two blocks."""
+    graph at warp 32 and 64, one of them with a grid of two blocks, with and without
+    WIDE_PULLS (the grid's threads, the edges a pulled frontier has more than)."""
     graph = SMALL_GRAPHS[name]()
-    with PushPullBFS(device, graph, **GRIDS[grid]) as step:
+    with PushPullBFS(device, graph, wide_pulls=wide, **GRIDS[grid]) as step:
+        assert step.pull_edges == (step.grid * step.block_size if wide else 0)
         for source in sources_of(graph):
             result = step.run(source)
             check_run(graph, source, result)
-            assert step.last_directions == beamer_directions(graph, source, result.levels)
+            assert step.last_directions == beamer_directions(graph, source, result.levels, step.pull_edges)
 
 
 def star_and_path() -> CSRGraph:
@@ -152,12 +156,40 @@ def test_directions_follow_the_rule_with_a_growth_margin(device):
     want = {g: [r["direction"] for r in rule_table(graph, source, levels, growth=g)] for g in (0, 1)}
     assert want[0].count("pull") > want[1].count("pull")
     for growth in (0, 1):
-        with PushPullBFS(device, graph, pull_growth=growth) as step:
+        with PushPullBFS(device, graph, pull_growth=growth, wide_pulls=False) as step:
             result = step.run(source)
             check_run(graph, source, result)
             assert step.last_directions == want[growth]
     with pytest.raises(RodiniaBFSError, match="pull_growth must be an integer from 0 to 64"):
         PushPullBFS(device, graph, pull_growth=-1)
+
+
+def test_the_host_rule_pulls_only_wide_frontiers():
+    """WIDE_PULLS on the host: the hand-made search pulls level 2 (m_f 40) only where a
+    pulled frontier must have more than 39 edges, not 40."""
+    graph = star_and_path()
+    levels = scipy_levels(graph, 2)
+    rows = rule_table(graph, 2, levels, alpha=2, beta=18, wide=39)
+    assert [r["direction"] for r in rows] == ["push", "push", "pull", "push", "push"]
+    rows = rule_table(graph, 2, levels, alpha=2, beta=18, wide=40)
+    assert [r["direction"] for r in rows] == ["push"] * 5
+
+
+@pytest.mark.parametrize("device", [32, 64], indirect=True)
+def test_narrow_frontiers_are_not_pulled(device):
+    """WIDE_PULLS: the tail of a small Delaunay mesh, which Beamer's rule pulls, has
+    fewer edges (at most 1,509) than a grid of four blocks has threads (2,048) and stays
+    top-down; a Kronecker graph's wide middle levels are pulled as before. Exact."""
+    for graph, source, pulled in ((delaunay(12), 64, False), (kronecker(12, seed=3), 0, True)):
+        levels = scipy_levels(graph, source)
+        assert "pull" in [r["direction"] for r in rule_table(graph, source, levels)]
+        with PushPullBFS(device, graph, max_blocks=4) as step:
+            result = step.run(source)
+            check_run(graph, source, result)
+            assert step.pull_edges == 4 * step.block_size
+            assert step.last_directions == beamer_directions(graph, source, levels,
+                                                             step.pull_edges)
+            assert ("pull" in step.last_directions) == pulled
 
 
 #: Claims by bit (CLAIM_BITS) at both warp widths, and a batch at a time after a read of
@@ -433,7 +465,7 @@ def test_several_sources_and_a_depth_limit(device, direction, config):
             sizes, directions = step.records_of(full.iterations)
             assert sizes == np.bincount(levels[levels >= 0]).tolist()
             if direction == "auto":
-                assert directions == beamer_directions(graph, starts, levels)
+                assert directions == beamer_directions(graph, starts, levels, step.pull_edges)
                 if name == "pulling":
                     assert directions[0] == "pull" and len(starts) > 1
                     assert degrees[starts].max() * (ALPHA + 1) <= graph.num_edges
@@ -479,6 +511,43 @@ def _with_source(device, graph, header, name="push_pull_grid.h", **options):
     return Patched(device, graph, **options)
 
 
+#: How a top-down level ends: copy_out and grid_sync (off), the counting crossing with
+#: the entries copied before the arrival (counting), and written after it (after).
+CROSSINGS = {"off": dict(counting_crossing=False, write_after_arrival=False),
+             "counting": dict(counting_crossing=True, write_after_arrival=False),
+             "after": dict(counting_crossing=True, write_after_arrival=True)}
+
+
+@pytest.mark.parametrize("device", [32, 64], indirect=True)
+@pytest.mark.parametrize("crossing", sorted(CROSSINGS))
+def test_counting_crossing_is_exact(device, crossing):
+    """Each way a top-down level ends, with block-local queues of 3 small and 2 medium
+    entries (most small vertices overflow to the queue word), on two blocks, in every
+    direction: a graph of hubs (medium and large vertices: flagged levels, whose counts
+    are read after the crossing) and a mesh (small only); several searches in a row, and
+    each stopped at every depth, then the whole search again. With the entries written
+    after the arrival, every slot of both small queues is -1 again after each whole
+    search (each reader cleared what it read)."""
+    from test_step5_persistent import check_search
+
+    for graph in (grid_with_hubs(50, 50, seed=2), delaunay(10)):
+        for direction in ("auto", "push"):
+            with PushPullBFS(device, graph, direction=direction, **CONFIGS["tiny"],
+                             **CROSSINGS[crossing]) as step:
+                for source in sources_of(graph)[:3]:
+                    result = step.run(source)
+                    check_run(graph, source, result)
+                    if crossing == "after":
+                        n = graph.num_vertices
+                        for queues in step.queues:
+                            small = step.device.from_device(queues["small"], n, np.int32)
+                            assert (small == -1).all()
+                full, _ = check_search(step, [sources_of(graph)[1]])
+                for depth in range(0, full.iterations + 1, 7):
+                    check_search(step, [sources_of(graph)[1]], depth)
+                check_run(graph, 0, step.run(0))
+
+
 def test_a_source_in_pieces_fits_the_large_queue(device):
     """The source goes to the large queue whatever its degree: one not large enough for
     it (fewer than block_threshold edges) but longer than a piece takes several spare
@@ -490,6 +559,42 @@ def test_a_source_in_pieces_fits_the_large_queue(device):
     with PushPullBFS(device, graph, direction="push", **CONFIGS["tiny"]) as step:
         assert step.spare_pieces == 2
         check_run(graph, source, step.run(source))
+
+
+#: cross_counted's copy of a block's small entries after its arrival.
+LATE_COPY = """    for (bfs_u32 i = threadIdx.x; i < late; i += blockDim.x)
+        L.next_small[local.global_first[SMALL] + i] = local.small[i];
+#endif"""
+
+
+def never_writing_block(device, graph):
+    """Step 6 with the entries written after the arrival, whose block 1 never writes
+    them, and waits for an entry bounded at 2^14 polls."""
+    broken = edit_kernel("push_pull_parts.h", LATE_COPY, LATE_COPY.replace(
+        "    for (", "    if (blockIdx.x != 1)\n    for ("))
+
+    class Patched(PushPullBFS):
+        def _compile(self, defines):
+            return self.device.compile(kernel_source("push_pull.hip"), "patched.hip",
+                                       defines={**defines, **self._push_pull,
+                                                "ENTRY_MAX_SPINS": 1 << 14},
+                                       headers={**kernel_headers(), "push_pull_parts.h": broken})
+
+    return Patched(device, graph, direction="push", max_blocks=2, **CROSSINGS["after"])
+
+
+@pytest.mark.parametrize("device", [32], indirect=True)
+def test_an_entry_never_written_ends_the_search(device):
+    """A block that never writes the entries its arrival placed: the readers' wait for
+    them gives up, and the search ends with a clear error, not a hang."""
+    with never_writing_block(device, grid2d(40, 40)) as step:
+        with pytest.raises(DeviceError, match="waited too long .* for an entry of a queue"):
+            step.run(0)
+
+
+def test_write_after_arrival_needs_the_crossing(device):
+    with pytest.raises(RodiniaBFSError, match="write_after_arrival needs counting_crossing"):
+        PushPullBFS(device, grid2d(5, 5), counting_crossing=False, write_after_arrival=True)
 
 
 def test_never_ending_search_is_an_error(device):
@@ -591,7 +696,34 @@ def test_gpu_matches_independent_bfs(gpu, name, direction):
             result = step.run(source)
             check_run(graph, source, result)
             if direction == "auto":
-                assert step.last_directions == beamer_directions(graph, source, result.levels)
+                assert step.last_directions == beamer_directions(graph, source, result.levels, step.pull_edges)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("crossing", sorted(CROSSINGS))
+@pytest.mark.parametrize("config", ["default", "tiny"])
+def test_gpu_counting_crossing_is_exact(gpu, crossing, config):
+    """Each way a top-down level ends, on the GPU, where a reader of an entry written
+    after its block's arrival may come first and wait for it: a mesh, a graph of hubs
+    and a Kronecker graph, every direction, and the small queues all -1 after each whole
+    search with the entries written after the arrival."""
+    for graph in (delaunay(14), grid_with_hubs(50, 50, seed=2), kronecker(12, seed=1)):
+        for direction in ("auto", "push"):
+            with PushPullBFS(gpu, graph, direction=direction, **CONFIGS[config],
+                             **CROSSINGS[crossing]) as step:
+                for source in sources_of(graph):
+                    check_run(graph, source, step.run(source))
+                    if crossing == "after":
+                        for queues in step.queues:
+                            small = gpu.from_device(queues["small"], graph.num_vertices, np.int32)
+                            assert (small == -1).all()
+
+
+@pytest.mark.gpu
+def test_gpu_an_entry_never_written_ends_the_search(gpu):
+    with never_writing_block(gpu, grid2d(40, 40)) as step:
+        with pytest.raises(DeviceError, match="waited too long .* for an entry of a queue"):
+            step.run(0)
 
 
 # -- how many units share a short queue's entry ---------------------------------------------

@@ -203,7 +203,7 @@ def test_grid_levels_follow_beamers_rule(device, make, source):
         result = step.run(source)
         check_run(step, source, result)
         choices = step.last_choices
-    rows = rule_table(graph, source, result.levels, growth=PULL_GROWTH)
+    rows = rule_table(graph, source, result.levels, growth=PULL_GROWTH, wide=step.pull_edges)
     grid_levels = [i for i, c in enumerate(choices) if c != "single"]
     assert choices[0] == "push" and "pull" in choices
     if graph.name == "kronecker-path":  # the single block ran the path, then handed over
@@ -219,7 +219,7 @@ def test_a_frontier_pulled_only_when_it_grows_by_the_margin(device, growth):
     top-down. The grid's levels follow the host's rule with the same margin; exact."""
     graph = delaunay(12)
     source = 64
-    with AdaptiveBFS(device, graph, pull_growth=growth, **SWITCHING) as step:
+    with AdaptiveBFS(device, graph, pull_growth=growth, wide_pulls=False, **SWITCHING) as step:
         result = step.run(source)
         check_run(step, source, result)
         choices = step.last_choices
@@ -378,7 +378,7 @@ def test_several_sources_pull_first(device):
         full, levels = check_search(step, starts)
         choices = choices_of(step, full.iterations)
         assert choices[0] == "pull"
-        rows = rule_table(graph, starts, levels, growth=PULL_GROWTH)
+        rows = rule_table(graph, starts, levels, growth=PULL_GROWTH, wide=step.pull_edges)
         assert [c for c in choices if c != "single"] == [
             rows[i]["direction"] for i, c in enumerate(choices) if c != "single"]
         for depth in range(full.iterations + 1):
@@ -585,3 +585,28 @@ def test_a_slow_single_block_gives_its_levels_to_the_grid(device, monkeypatch):
 def test_gpu_a_slow_single_block_gives_its_levels_to_the_grid(gpu, monkeypatch):
     _slowed_single_block(monkeypatch)
     _check_slow_single_block(gpu)
+
+
+@pytest.mark.parametrize("device", [32, 64], indirect=True)
+@pytest.mark.parametrize("after", [False, True])
+def test_hand_overs_with_the_counting_crossing(device, after):
+    """The grid's top-down levels end in the counting crossing (step 6), with the small
+    entries written before or after the block's arrival: the grid takes the single
+    block's queues over (with the entries written after it, every other slot of both
+    small queues is emptied to -1 first) and hands them back, level after level, exact
+    through every hand-over."""
+    graph = grid2d(40, 40)
+    with AdaptiveBFS(device, graph, write_after_arrival=after, **SWITCHING) as step:
+        for source in (0, 0, 1599):  # from corners: the grid, the single block, the grid...
+            result = step.run(source)
+            check_run(step, source, result)
+            assert runs(step.last_choices) == ["grid", "single", "grid", "single"]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("after", [False, True])
+def test_gpu_hand_overs_with_the_counting_crossing(gpu, after):
+    for graph in (delaunay(14), kronecker(12, seed=1)):
+        with AdaptiveBFS(gpu, graph, write_after_arrival=after, **SWITCHING) as step:
+            for source in (0, graph.num_vertices // 2, graph.num_vertices - 1):
+                check_run(step, source, step.run(source))

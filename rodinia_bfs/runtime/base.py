@@ -393,8 +393,9 @@ class Device(ABC):
         words = self.from_device(barrier, GRID_BARRIER_BYTES // 4, np.uint32)
         if words[1]:
             raise DeviceError(
-                f"{kernel_name}: a block waited too long at the grid barrier and the launch "
-                "gave up; some block never reached grid_sync")
+                f"{kernel_name}: a block waited too long at the grid barrier, or for an entry "
+                "of a queue, and the launch gave up; some block never reached grid_sync or "
+                "never wrote its entries")
 
     def describe(self) -> str:
         return f"{self.backend}: {self.name} ({self.arch}, warp size {self.warp_size})"

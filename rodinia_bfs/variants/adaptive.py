@@ -89,7 +89,7 @@ PULL_GROWTH = 1
 #: which the single block's hand-over and the grid share.
 PUSH_PULL_MACROS = ("ALPHA", "BETA", "BU_PROBE", "BU_WARP_THRESHOLD", "FORCE_DIRECTION",
                     "VISIT_BATCH", "SHARE_SHORT_QUEUES", "CHECK_BEFORE_CLAIM", "CLAIM_BITS",
-                    "PULL_GROWTH")
+                    "PULL_GROWTH", "COUNTING_CROSSING", "WRITE_AFTER_ARRIVAL", "WIDE_PULLS")
 
 
 def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
@@ -99,7 +99,10 @@ def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
              handover: str = HANDOVER, keep_measures: bool = KEEP_MEASURES,
              check_before_claim: bool = push_pull.CHECK_BEFORE_CLAIM,
              claim_bits: bool = False, pull_growth: int = PULL_GROWTH,
-             vp_min_vertices: int = VP_MIN_VERTICES, **single) -> dict:
+             vp_min_vertices: int = VP_MIN_VERTICES,
+             counting_crossing: bool = push_pull.COUNTING_CROSSING,
+             write_after_arrival: bool = push_pull.WRITE_AFTER_ARRIVAL,
+             wide_pulls: bool = push_pull.WIDE_PULLS, **single) -> dict:
     """The ``-D`` macros of both kernels: step 5's (``single`` takes the single block's
     ``sb_capacity``, ``sb_edge_limit``, ... and step 4's queue tunables) and step 6's
     switch and bottom-up tunables. The choice between the kernels is made by step 5's
@@ -110,7 +113,8 @@ def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
     pp = push_pull.tunables(warp_size, block_size, alpha=alpha, beta=beta, bu_probe=bu_probe,
                             bu_warp_threshold=bu_warp_threshold, direction=direction,
                             check_before_claim=check_before_claim, claim_bits=claim_bits,
-                            pull_growth=pull_growth)
+                            pull_growth=pull_growth, counting_crossing=counting_crossing,
+                            write_after_arrival=write_after_arrival, wide_pulls=wide_pulls)
     defines.update({k: pp[k] for k in PUSH_PULL_MACROS})
     defines["HAND_BACK_AFTER"] = hand_back_after
     defines["MEASURED_HANDOVER"] = int(handover == "measured")
@@ -145,7 +149,10 @@ class AdaptiveBFS(PersistentBFS):
                  claim_bits: bool | None = push_pull.CLAIM_BITS,
                  pull_growth: int = PULL_GROWTH,
                  vp_min_vertices: int = VP_MIN_VERTICES, rounds: int = ROUNDS,
-                 grid_alone: bool = GRID_ALONE, **options):
+                 grid_alone: bool = GRID_ALONE,
+                 counting_crossing: bool = push_pull.COUNTING_CROSSING,
+                 write_after_arrival: bool = push_pull.WRITE_AFTER_ARRIVAL,
+                 wide_pulls: bool = push_pull.WIDE_PULLS, **options):
         """``options`` are step 5's (the single block, the grid's queues,
         ``max_grid_blocks``); ``hand_back_after``, ``handover`` (:data:`HANDOVERS`),
         ``keep_measures`` (:data:`KEEP_MEASURES`), ``rounds`` and ``grid_alone``
@@ -160,8 +167,14 @@ class AdaptiveBFS(PersistentBFS):
             device.warp_size, options.setdefault("block_size", GRID_BLOCK_SIZE), alpha=alpha,
             beta=beta, bu_probe=bu_probe, bu_warp_threshold=bu_warp_threshold,
             direction=direction, check_before_claim=check_before_claim,
-            claim_bits=claim_bits, pull_growth=pull_growth).items()
+            claim_bits=claim_bits, pull_growth=pull_growth,
+            counting_crossing=counting_crossing,
+            write_after_arrival=write_after_arrival, wide_pulls=wide_pulls).items()
             if key in PUSH_PULL_MACROS}
+        # The counting crossing counts at most CROSSING_MAX_BLOCKS arrivals.
+        options["max_grid_blocks"] = min(options.get("max_grid_blocks") or
+                                         push_pull.CROSSING_MAX_BLOCKS,
+                                         push_pull.CROSSING_MAX_BLOCKS)
         if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"]) < 1 or bu_probe < 0:
             raise RodiniaBFSError("need alpha >= 1, beta >= 1, bu_warp_threshold >= 1 and "
                                   "bu_probe >= 0")
@@ -193,6 +206,9 @@ class AdaptiveBFS(PersistentBFS):
             prepared.free()
             raise
         self._memory.buffers += prepared.buffers  # freed with the step's own
+        #: The edges a frontier must have more than for the grid to pull it (WIDE_PULLS:
+        #: its threads; push_pull.rule_table's ``wide``).
+        self.pull_edges = self.grid_blocks * self.block_size if wide_pulls else 0
         n = graph.num_vertices
         self.degrees = graph.degrees()  # the source's: its queue at level 0 (_reset)
         self.symmetric, self.active_count = inputs.symmetric, inputs.active_count

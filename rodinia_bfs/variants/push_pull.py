@@ -85,6 +85,24 @@ def claims_by_bit(device: Device, graph: CSRGraph) -> bool:
 # [push-pull-claims-by-bit-end]
 
 
+#: How a top-down level ends (chapter 6, "A crossing that counts"): in a crossing whose
+#: arrivals carry the level's counts, so that no block reads them after it
+#: (COUNTING_CROSSING in counting_crossing.h); and with WRITE_AFTER_ARRIVAL each block's
+#: place in the next small queue comes back from its arrival, so it reserves none before.
+#: False, False: copy_out and grid_sync, as step 4's queues and step 5's barrier have it.
+COUNTING_CROSSING = True
+WRITE_AFTER_ARRIVAL = True
+#: The crossing's words count the arrivals in 12 bits (CROSSING_MAX_BLOCKS): no grid of
+#: step 6 or 7 is wider.
+CROSSING_MAX_BLOCKS = 4095
+
+
+#: Whether Beamer's rule pulls only a frontier with more edges than the grid has threads
+#: (WIDE_PULLS in push_pull_grid.h): a top-down level of at most one edge a thread is
+#: one pass of the grid, and a pull of it costs two conversions more.
+WIDE_PULLS = True
+
+
 #: By how many eighths a frontier must grow before Beamer's rule pulls it (PULL_GROWTH in
 #: push_pull_grid.h): 0, as Beamer's rule has it, for step 6; step 7 sets its own.
 PULL_GROWTH = 0
@@ -105,7 +123,9 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
              direction: str = "auto", visit_batch: int = VISIT_BATCH,
              share_short_queues: bool = SHARE_SHORT_QUEUES,
              check_before_claim: bool = CHECK_BEFORE_CLAIM, claim_bits: bool = False,
-             pull_growth: int = PULL_GROWTH, **balanced) -> dict:
+             pull_growth: int = PULL_GROWTH, counting_crossing: bool = COUNTING_CROSSING,
+             write_after_arrival: bool = WRITE_AFTER_ARRIVAL, wide_pulls: bool = WIDE_PULLS,
+             **balanced) -> dict:
     """The ``-D`` macros of the kernel: step 4's (``balanced`` takes its options) and
     the bottom-up and switch tunables; ``None`` takes the default. ``claim_bits``: the
     atomicCAS unless told (the step itself chooses per graph: claims_by_bit)."""
@@ -114,6 +134,9 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
             or not 0 <= pull_growth <= 64):
         raise RodiniaBFSError(f"pull_growth must be an integer from 0 to 64 (eighths), got "
                               f"{pull_growth!r}")
+    if write_after_arrival and not counting_crossing:
+        raise RodiniaBFSError("write_after_arrival needs counting_crossing: a block's place in "
+                              "the next queue comes back from the crossing's word")
     if direction not in DIRECTIONS:
         raise RodiniaBFSError(f"direction must be one of {', '.join(DIRECTIONS)}, "
                               f"got {direction!r}")
@@ -128,6 +151,9 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
         CHECK_BEFORE_CLAIM=int(bool(check_before_claim)),
         CLAIM_BITS=int(bool(claim_bits)),
         PULL_GROWTH=pull_growth,
+        COUNTING_CROSSING=int(bool(counting_crossing)),
+        WRITE_AFTER_ARRIVAL=int(bool(write_after_arrival)),
+        WIDE_PULLS=int(bool(wide_pulls)),
     )
     return defines
 # [push-pull-tunables-end]
@@ -171,7 +197,7 @@ RECORD_BOTTOM_UP = 1 << 31
 
 #: Bits of a bitmap word (bfs_u32), and bfs_u64 slots of a set of the kernel's tally.
 BITMAP_WORD_BITS = 32
-TALLY_STRIDE = 16
+TALLY_STRIDE = 32  # two 128-byte lines: the tally, and the counting crossing's word
 
 
 def bottom_up_inputs(graph: CSRGraph,
@@ -217,6 +243,8 @@ class PushPullBFS(BalancedBFS):
                  visit_batch: int = VISIT_BATCH, share_short_queues: bool = SHARE_SHORT_QUEUES,
                  check_before_claim: bool = CHECK_BEFORE_CLAIM,
                  claim_bits: bool | None = CLAIM_BITS, pull_growth: int = PULL_GROWTH,
+                 counting_crossing: bool = COUNTING_CROSSING,
+                 write_after_arrival: bool = WRITE_AFTER_ARRIVAL, wide_pulls: bool = WIDE_PULLS,
                  max_blocks: int | None = None, count_paths: bool = False, **balanced):
         if claim_bits is None:
             claim_bits = claims_by_bit(device, graph)
@@ -226,7 +254,9 @@ class PushPullBFS(BalancedBFS):
                                    share_short_queues=share_short_queues,
                                    check_before_claim=check_before_claim,
                                    claim_bits=claim_bits, pull_growth=pull_growth,
-                                   **balanced)
+                                   counting_crossing=counting_crossing,
+                                   write_after_arrival=write_after_arrival,
+                                   wide_pulls=wide_pulls, **balanced)
         if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"], visit_batch) < 1 or bu_probe < 0:
             raise RodiniaBFSError(
                 f"need alpha >= 1, beta >= 1, bu_warp_threshold >= 1, visit_batch >= 1 and "
@@ -284,6 +314,10 @@ class PushPullBFS(BalancedBFS):
         self.grid = device.cooperative_grid(self.kernel, block_size)
         if max_blocks is not None:
             self.grid = min(self.grid, max_blocks)
+        self.grid = min(self.grid, CROSSING_MAX_BLOCKS)
+        #: The edges a frontier must have more than for Beamer's rule to pull it: the
+        #: grid's threads with WIDE_PULLS (rule_table's ``wide``), else 0.
+        self.pull_edges = self.grid * block_size if wide_pulls else 0
         # The kernel's argument record, passed by value: every field but those of the
         # source is set here, once.
         self.h_args = np.zeros(1, ARGS)  # step 7's fields stay null
@@ -411,8 +445,9 @@ class PushPullBFS(BalancedBFS):
         zeroes the status and the grid barrier again."""
         self._control_clean = False
         if status[BARRIER_FAILED]:
-            raise DeviceError(f"{self.kernel_name}: a block waited too long at the grid barrier "
-                              "and the launch gave up; some block never reached grid_sync")
+            raise DeviceError(f"{self.kernel_name}: a block waited too long at the grid barrier, "
+                              "or for an entry of a queue, and the launch gave up; some block "
+                              "never reached grid_sync or never wrote its entries")
         problem = ERRORS.get(int(status[STATUS_ERROR]), "unknown error")
         raise DeviceError(f"{self.name} BFS did not finish: {problem} "
                           f"(after {int(status[STATUS_LEVELS])} levels)")
@@ -463,13 +498,14 @@ class PushPullBFS(BalancedBFS):
 
 # [push-pull-rule-host-begin]
 def rule_table(graph: CSRGraph, source, levels: np.ndarray, alpha: int = ALPHA,
-               beta: int = BETA, growth: int = PULL_GROWTH) -> list[dict]:
+               beta: int = BETA, growth: int = PULL_GROWTH, wide: int = 0) -> list[dict]:
     """Beamer's rule on the host, level by level, from the levels of a finished search
     and the out-degrees: the counts the kernel sums on the device (n_f, m_f, m_u) and
     the direction it must then take. The chapter's table, and the tests' check.
     ``source`` may be a list: the start vertices of a search from several.
     ``growth``: the eighths by which a frontier must grow to be pulled
-    (``PULL_GROWTH``)."""
+    (``PULL_GROWTH``); ``wide``: the edges it must have more than (``WIDE_PULLS``: the
+    grid's threads, :attr:`PushPullBFS.pull_edges`; 0: any)."""
     degrees = graph.degrees()
     reached = levels >= 0
     vertices = np.bincount(levels[reached])
@@ -478,7 +514,8 @@ def rule_table(graph: CSRGraph, source, levels: np.ndarray, alpha: int = ALPHA,
     unvisited = graph.num_edges - int(degrees[np.atleast_1d(source)].sum())
     direction, previous, rows = "push", 0, []
     for level, (n_f, m_f) in enumerate(zip(vertices.tolist(), edges.tolist())):
-        if direction == "push" and m_f * alpha > unvisited and n_f * 8 > previous * (8 + growth):
+        if (direction == "push" and m_f * alpha > unvisited and m_f > wide
+                and n_f * 8 > previous * (8 + growth)):
             direction = "pull"
         elif direction == "pull" and n_f * beta < n and n_f < previous:
             direction = "push"
