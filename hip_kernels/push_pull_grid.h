@@ -195,12 +195,16 @@ push_pull_bfs(const PushPullArgs a)
             if (thread == 0 && a.small_count) a.small_0[0] = a.source;
             if (thread == 0 && a.medium_count) a.medium_0[0] = a.source;
         }
-        // With WRITE_AFTER_ARRIVAL every free slot of the small queues holds -1.
-        if (WRITE_AFTER_ARRIVAL)
+        // With WRITE_AFTER_ARRIVAL every free slot of the small queues holds -1: a search
+        // that ran to its end here read every entry, and set it back to -1; after any
+        // other (a depth limit, an error, the first search) the grid empties them.
+        const bool dirty = load_fresh(&a.status[STATUS_CLEAN]) == 0;  // before any writes it
+        if (WRITE_AFTER_ARRIVAL && dirty)
             empty_small_queues(a.small_0, a.small_count, a.small_1, (bfs_u32)a.num_vertices,
                                thread, threads);
         // [push-pull-start-end]
         if (!grid_sync(a.barrier)) GIVE_UP();
+        if (thread == 0) a.status[STATUS_CLEAN] = 0;  // until this search has run to its end
         // [push-pull-reset-end]
 
         // Level 0: the start vertices in their queues (the source alone, or several),
@@ -418,6 +422,13 @@ push_pull_bfs(const PushPullArgs a)
     if (thread == 0) {
         if (a.record_clocks) a.clocks[st.level] = device_clock();
         a.status[STATUS_LEVELS] = (bfs_u32)st.level;
+#if ADAPTIVE_HANDOFF
+        const bool ended_here = !handed_back;
+#else
+        const bool ended_here = true;
+#endif
+        // Every entry read (and set back to -1): the search ran to its end in this kernel.
+        a.status[STATUS_CLEAN] = ended_here && st.frontier_vertices == 0 && !a.status[STATUS_ERROR];
 #if ADAPTIVE_HANDOFF
         // Where the search stands, for the single block and the host.
         if (fresh) a.control->source = a.source;

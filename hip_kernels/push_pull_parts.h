@@ -94,6 +94,8 @@ struct PushPullArgs {
 // What the host reads back after the launch (status[]).
 #define STATUS_LEVELS 0
 #define STATUS_ERROR 1
+#define STATUS_CLEAN 2    // WRITE_AFTER_ARRIVAL: 1 where the last search left every slot
+                          // of both small queues -1 (it ran to its end in this kernel)
 #define ERROR_RUNAWAY 1   // more levels than vertices
 #define ERROR_OVERFLOW 2  // more queue entries than a BFS can make
 

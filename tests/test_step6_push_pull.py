@@ -21,8 +21,8 @@ from rodinia_bfs.kernels import kernel_headers, kernel_source
 from rodinia_bfs.validate import check_parents
 from rodinia_bfs.variants import STEPS
 from rodinia_bfs.variants.adaptive import AdaptiveBFS
-from rodinia_bfs.variants.push_pull import (ALPHA, PushPullBFS, claims_by_bit, rule_table,
-                                           tunables)
+from rodinia_bfs.variants.push_pull import (ALPHA, STATUS_CLEAN, PushPullBFS, claims_by_bit,
+                                           rule_table, tunables)
 
 import helpers
 from helpers import (awkward_graph, edit_kernel, hiprtc_or_skip, nvrtc_or_skip, run_per_case,
@@ -177,13 +177,14 @@ def test_the_host_rule_pulls_only_wide_frontiers():
 
 @pytest.mark.parametrize("device", [32, 64], indirect=True)
 def test_narrow_frontiers_are_not_pulled(device):
-    """WIDE_PULLS: the tail of a small Delaunay mesh, which Beamer's rule pulls, has
-    fewer edges (at most 1,509) than a grid of four blocks has threads (2,048) and stays
-    top-down; a Kronecker graph's wide middle levels are pulled as before. Exact."""
+    """WIDE_PULLS (off by default): the tail of a small Delaunay mesh, which Beamer's
+    rule pulls, has fewer edges (at most 1,509) than a grid of four blocks has threads
+    (2,048) and stays top-down; a Kronecker graph's wide middle levels are pulled as
+    before. Exact."""
     for graph, source, pulled in ((delaunay(12), 64, False), (kronecker(12, seed=3), 0, True)):
         levels = scipy_levels(graph, source)
         assert "pull" in [r["direction"] for r in rule_table(graph, source, levels)]
-        with PushPullBFS(device, graph, max_blocks=4) as step:
+        with PushPullBFS(device, graph, max_blocks=4, wide_pulls=True) as step:
             result = step.run(source)
             check_run(graph, source, result)
             assert step.pull_edges == 4 * step.block_size
@@ -534,17 +535,22 @@ def test_counting_crossing_is_exact(device, crossing):
         for direction in ("auto", "push"):
             with PushPullBFS(device, graph, direction=direction, **CONFIGS["tiny"],
                              **CROSSINGS[crossing]) as step:
+                def clean():  # STATUS_CLEAN: the grid skips emptying the queues
+                    return step.device.from_device(step.status, 4, np.uint32)[STATUS_CLEAN]
+
                 for source in sources_of(graph)[:3]:
                     result = step.run(source)
                     check_run(graph, source, result)
+                    assert clean() == 1
                     if crossing == "after":
                         n = graph.num_vertices
                         for queues in step.queues:
                             small = step.device.from_device(queues["small"], n, np.int32)
                             assert (small == -1).all()
                 full, _ = check_search(step, [sources_of(graph)[1]])
-                for depth in range(0, full.iterations + 1, 7):
+                for depth in range(1, full.iterations, 7):
                     check_search(step, [sources_of(graph)[1]], depth)
+                    assert clean() == 0  # its last frontier is left in a queue
                 check_run(graph, 0, step.run(0))
 
 

@@ -221,6 +221,8 @@ class AdaptiveBFS(PersistentBFS):
         self.tallies = self._alloc(3 * push_pull.TALLY_STRIDE * 8)
         self.direction_records = self._alloc(4 * max(n, 1))  # step 6's per-level record
         self.status = self._alloc(4 * push_pull.STATUS_WORDS)
+        # Zero: the grid's first search empties the small queues (STATUS_CLEAN).
+        self.device.memset(self.status, 0, stream=self.stream)
         self.unused = self._alloc(8)  # step 6's clocks and path counters: not used here
         # The LevelStamp record, always: it says which kernel ran each level.
         self.stamps = self._alloc(LEVEL_STAMP.itemsize * (n + 1))

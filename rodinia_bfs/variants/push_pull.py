@@ -98,9 +98,11 @@ CROSSING_MAX_BLOCKS = 4095
 
 
 #: Whether Beamer's rule pulls only a frontier with more edges than the grid has threads
-#: (WIDE_PULLS in push_pull_grid.h): a top-down level of at most one edge a thread is
-#: one pass of the grid, and a pull of it costs two conversions more.
-WIDE_PULLS = True
+#: (WIDE_PULLS in push_pull_grid.h), where a top-down level is more than one pass of the
+#: grid. Off: it keeps the tail of a mesh or a road top-down (2-3 % faster there), but
+#: also the wide levels of a small graph of hubs, which Beamer's rule pulls for good
+#: reason (as-22july06: 10-17 % slower; chapter 6, "A crossing that counts").
+WIDE_PULLS = False
 
 
 #: By how many eighths a frontier must grow before Beamer's rule pulls it (PULL_GROWTH in
@@ -163,7 +165,7 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
 #: run, error) and then its grid barrier (arrived, failed, ...).
 STATUS_WORDS = 4
 CONTROL_BYTES = 4 * STATUS_WORDS + GRID_BARRIER_BYTES
-STATUS_LEVELS, STATUS_ERROR, BARRIER_FAILED = 0, 1, STATUS_WORDS + 1
+STATUS_LEVELS, STATUS_ERROR, STATUS_CLEAN, BARRIER_FAILED = 0, 1, 2, STATUS_WORDS + 1
 
 # [push-pull-args-py-begin]
 #: The kernel's arguments, PushPullArgs in push_pull_parts.h, field for field: a device
