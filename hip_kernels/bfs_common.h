@@ -128,6 +128,10 @@ __device__ inline bfs_u32 clock_u32(bfs_u64 span)
     return span < 0xffffffffull ? (bfs_u32)span : 0xffffffffu;
 }
 
+// After a barrier, values other blocks wrote: read them past the cache.
+__device__ inline bfs_u32 load_fresh(const bfs_u32* p) { return *(const volatile bfs_u32*)p; }
+__device__ inline bfs_u64 load_fresh(const bfs_u64* p) { return *(const volatile bfs_u64*)p; }
+
 // [common-grid-barrier-begin]
 // A grid-wide barrier for kernels launched cooperatively (Device.launch_cooperative):
 // every block is resident at once, so a block may wait for all the others. ROCm's
@@ -206,6 +210,30 @@ __device__ inline bfs_u32 grid_barrier_acquire(bfs_u32* word)
 #endif
 }
 // [common-grid-barrier-ordering-end]
+
+// The same two halves on a 64-bit word: step 6's counting crossing (counting_crossing.h)
+// carries counts beside the arrivals.
+__device__ inline bfs_u64 grid_barrier_arrive(bfs_u64* word, bfs_u64 add)
+{
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    bfs_u64 before;
+    asm volatile("atom.release.gpu.add.u64 %0, [%1], %2;" : "=l"(before) : "l"(word), "l"(add) : "memory");
+    return before;
+#else
+    return __hip_atomic_fetch_add(word, add, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+#endif
+}
+
+__device__ inline bfs_u64 grid_barrier_acquire(bfs_u64* word)
+{
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    bfs_u64 value;
+    asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(value) : "l"(word) : "memory");
+    return value;
+#else
+    return __hip_atomic_load(word, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
+#endif
+}
 
 // Every thread of every block calls it, as it would __syncthreads. What any thread wrote
 // to global memory before it is visible to every thread after it. Returns 1, or 0 if

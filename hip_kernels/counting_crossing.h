@@ -41,44 +41,26 @@ __device__ inline bfs_u64 crossing_small(bfs_u64 word) { return word & (CROSSING
 // [crossing-words-end]
 
 // [crossing-atomics-begin]
-// A block arrives with a release add, as at grid_sync (bfs_common.h says why): what its
-// threads wrote before is visible to whoever sees the add. The emulator runs the blocks
-// of a cooperative launch on threads of their own; its atomics are the host's.
+// A block arrives with a release add and polls with acquire loads, as at grid_sync
+// (bfs_common.h's grid_barrier_arrive and grid_barrier_acquire, on a 64-bit word). The
+// emulator runs the blocks of a cooperative launch on threads of their own; its atomics
+// are the host's.
 __device__ inline bfs_u64 crossing_arrive(bfs_u64* word, bfs_u64 add)
 {
 #if defined(BFS_EMULATOR)
     return atomicAdd(word, add);
-#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
-    bfs_u64 before;
-    asm volatile("atom.release.gpu.add.u64 %0, [%1], %2;" : "=l"(before) : "l"(word), "l"(add) : "memory");
-    return before;
 #else
-    return __hip_atomic_fetch_add(word, add, __ATOMIC_RELEASE, __HIP_MEMORY_SCOPE_AGENT);
+    return grid_barrier_arrive(word, add);
 #endif
 }
 
-// The poll: an acquire load, so that once it sees the last block's add, everything
-// written before every block's add is visible; and a plain load past the cache.
-__device__ inline bfs_u64 crossing_acquire(const bfs_u64* word)
+__device__ inline bfs_u64 crossing_acquire(bfs_u64* word)
 {
 #if defined(BFS_EMULATOR)
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
-#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
-    bfs_u64 value;
-    asm volatile("ld.acquire.gpu.u64 %0, [%1];" : "=l"(value) : "l"(word) : "memory");
-    return value;
 #else
-    return __hip_atomic_load(word, __ATOMIC_ACQUIRE, __HIP_MEMORY_SCOPE_AGENT);
+    return grid_barrier_acquire(word);
 #endif
-}
-
-__device__ inline bfs_u64 crossing_load(const bfs_u64* word)
-{
-    return *(const volatile bfs_u64*)word;
-}
-__device__ inline bfs_u32 crossing_load(const bfs_u32* word)
-{
-    return *(const volatile bfs_u32*)word;
 }
 // [crossing-atomics-end]
 
@@ -93,14 +75,14 @@ __device__ inline bfs_u32 crossing_load(const bfs_u32* word)
 #endif
 __device__ inline vertex_t wait_entry(const vertex_t* entry, GridBarrier* barrier)
 {
-    vertex_t v = (vertex_t)crossing_load((const bfs_u32*)entry);
+    vertex_t v = (vertex_t)load_fresh((const bfs_u32*)entry);
     for (bfs_u32 spins = 1; v < 0; spins++) {
         if ((spins & 1023u) == 0 &&
-            (crossing_load(&barrier->failed) || spins >= ENTRY_MAX_SPINS)) {
+            (load_fresh(&barrier->failed) || spins >= ENTRY_MAX_SPINS)) {
             atomicExch(&barrier->failed, 1u);
             return -1;
         }
-        v = (vertex_t)crossing_load((const bfs_u32*)entry);
+        v = (vertex_t)load_fresh((const bfs_u32*)entry);
     }
     return v;
 }

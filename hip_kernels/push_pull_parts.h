@@ -109,10 +109,6 @@ struct PushPullArgs {
 // queue behind the polls of the crossing.
 #define TALLY_STRIDE (2 * CROSSING_SLOT)  // bfs_u64 slots: two lines of 16
 
-// After a barrier, values other blocks wrote: read them past the cache.
-__device__ inline bfs_u32 load_fresh(const bfs_u32* p) { return *(const volatile bfs_u32*)p; }
-__device__ inline bfs_u64 load_fresh(const bfs_u64* p) { return *(const volatile bfs_u64*)p; }
-
 // [push-pull-convert-begin]
 // From queues to a bitmap (before a bottom-up level): one bit per queued vertex; a large
 // vertex is in its queue once per piece, and piece 0 sets its bit.
@@ -301,7 +297,7 @@ __device__ inline bool cross_counted(const Level& L, const Counters& c, bfs_u64*
         crossed = 1;
         while (crossing_arrivals(queues) < gridDim.x) {
             if ((++spins & 1023u) == 0 &&
-                (crossing_load(&L.barrier->failed) || spins >= GRID_BARRIER_MAX_SPINS)) {
+                (load_fresh(&L.barrier->failed) || spins >= GRID_BARRIER_MAX_SPINS)) {
                 atomicExch(&L.barrier->failed, 1u);
                 crossed = 0;
                 break;
@@ -310,10 +306,10 @@ __device__ inline bool cross_counted(const Level& L, const Counters& c, bfs_u64*
         }
         counted.queues[SMALL] = (bfs_u32)crossing_small(queues);
         const bool others = crossing_flags(queues) > 0;
-        counted.queues[MEDIUM] = others ? crossing_load(&c.counts[MEDIUM * COUNTER_STRIDE]) : 0u;
-        counted.queues[LARGE] = others ? crossing_load(&c.counts[LARGE * COUNTER_STRIDE]) : 0u;
-        counted.found[0] = crossing_small(queues) + (others ? crossing_load(&c.tally[0]) : 0);
-        counted.found[1] = crossing_load(&c.tally[1]);
+        counted.queues[MEDIUM] = others ? load_fresh(&c.counts[MEDIUM * COUNTER_STRIDE]) : 0u;
+        counted.queues[LARGE] = others ? load_fresh(&c.counts[LARGE * COUNTER_STRIDE]) : 0u;
+        counted.found[0] = crossing_small(queues) + (others ? load_fresh(&c.tally[0]) : 0);
+        counted.found[1] = load_fresh(&c.tally[1]);
         local.counts[SMALL] = 0;  // the block's local queues are empty for the next level
         local.counts[MEDIUM] = 0;
     }

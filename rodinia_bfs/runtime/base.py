@@ -28,6 +28,11 @@ Dim3 = tuple[int, int, int]
 
 #: Bytes of a ``GridBarrier`` (bfs_common.h); zero them before each cooperative launch.
 GRID_BARRIER_BYTES = 16
+#: What a launch whose grid barrier gave up (its failed word set) is told, after the name
+#: of its kernel.
+BARRIER_GAVE_UP = ("a block waited too long at the grid barrier, or for an entry of a "
+                   "queue, and the launch gave up; some block never reached grid_sync or "
+                   "never wrote its entries")
 
 
 def dim3(value) -> Dim3:
@@ -392,10 +397,7 @@ class Device(ABC):
         (a block waited longer than any real level takes, which means a bug)."""
         words = self.from_device(barrier, GRID_BARRIER_BYTES // 4, np.uint32)
         if words[1]:
-            raise DeviceError(
-                f"{kernel_name}: a block waited too long at the grid barrier, or for an entry "
-                "of a queue, and the launch gave up; some block never reached grid_sync or "
-                "never wrote its entries")
+            raise DeviceError(f"{kernel_name}: {BARRIER_GAVE_UP}")
 
     def describe(self) -> str:
         return f"{self.backend}: {self.name} ({self.arch}, warp size {self.warp_size})"

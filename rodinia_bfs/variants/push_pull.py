@@ -21,7 +21,8 @@ from rodinia_bfs.errors import DeviceError, RodiniaBFSError
 from rodinia_bfs.graph_prep import Buffers, DeviceGraph, check_prep_fits, device_bottom_up_inputs
 from rodinia_bfs.graphs.csr import CSRGraph
 from rodinia_bfs.reference import BFSResult
-from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES, Device, DeviceBuffer, ceil_div
+from rodinia_bfs.runtime.base import (BARRIER_GAVE_UP, GRID_BARRIER_BYTES, Device,
+                                      DeviceBuffer, ceil_div)
 from rodinia_bfs.variants.balanced import MAX_BLOCKS, QUEUES, BalancedBFS
 from rodinia_bfs.variants.balanced import tunables as balanced_tunables
 from rodinia_bfs.variants.base import (NO_DEPTH_LIMIT, LevelTimer, bitmap_of, check_fits,
@@ -447,9 +448,7 @@ class PushPullBFS(BalancedBFS):
         zeroes the status and the grid barrier again."""
         self._control_clean = False
         if status[BARRIER_FAILED]:
-            raise DeviceError(f"{self.kernel_name}: a block waited too long at the grid barrier, "
-                              "or for an entry of a queue, and the launch gave up; some block "
-                              "never reached grid_sync or never wrote its entries")
+            raise DeviceError(f"{self.kernel_name}: {BARRIER_GAVE_UP}")
         problem = ERRORS.get(int(status[STATUS_ERROR]), "unknown error")
         raise DeviceError(f"{self.name} BFS did not finish: {problem} "
                           f"(after {int(status[STATUS_LEVELS])} levels)")
