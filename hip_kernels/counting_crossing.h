@@ -25,32 +25,64 @@
 #endif
 
 // [crossing-words-begin]
-// The word of a crossing: zero when its level starts (begin_phase clears it with the
-// counters of its set), and every block adds to it once as it arrives, so that the
-// arrivals field counts the blocks that arrived (at most 4095: the host's grid). The
-// arrivals in bits 52-63; in bits 40-51 the blocks that found a medium or a large
-// vertex, whose counts are then read after the crossing, as read_phase does; and in
-// bits 0-39 the small queue's entries.
-#define CROSSING_SLOT 16  // in the phase's tally set, on a line of its own
+// The words of the crossings. Two pairs, one for crossings of even number, one for odd
+// ones, in tally sets of their own (CROSSING_SETS, after the phases' three); zero when a
+// search (or a run of step 7's grid) starts, and never cleared between levels: a clear
+// would have to reach every block before the adds of the next crossing that uses the
+// word, which only a release would order. Each block adds to both words of its
+// crossing's pair as it arrives, and the arrivals field of each (bits 52-63) counts the
+// blocks, modulo 4096 (at most 4095: the host's grid); no block can add to a pair again
+// before every block has seen the crossing that used it complete, so each word grows by
+// exactly one crossing's adds between two polls of it.
+//   the queue word  (slot 0)  bits 0-51: the small entries, all the crossings' of its
+//                             parity so far: the growth is the next small queue's
+//                             length, and the value an arrival returns, less the word's
+//                             value before the crossing, the block's place in it;
+//   the edge word   (slot 16) bits 0-51: the edges found (m_f is the growth);
+//   the flag word   (slot 17) the blocks that found a medium or a large vertex, whose
+//                             counts are then read after the crossing, as read_phase does.
+#define CROSSING_SETS 2   // tally sets of crossing words, after the COUNTER_SETS
+#define TALLY_LINE 16     // bfs_u64 slots of a 128-byte line
+#define QUEUE_WORD 0
+#define EDGE_WORD TALLY_LINE        // on a line of its own, with the flag word
+#define FLAG_WORD (TALLY_LINE + 1)
 #define CROSSING_ARRIVAL ((bfs_u64)1 << 52)
-#define CROSSING_FLAG ((bfs_u64)1 << 40)
 #define CROSSING_MAX_BLOCKS 4095
-__device__ inline bfs_u64 crossing_arrivals(bfs_u64 word) { return word >> 52; }
-__device__ inline bfs_u64 crossing_flags(bfs_u64 word) { return (word >> 40) & 0xfff; }
-__device__ inline bfs_u64 crossing_small(bfs_u64 word) { return word & (CROSSING_FLAG - 1); }
+__device__ inline bfs_u32 crossing_arrivals(bfs_u64 word) { return (bfs_u32)(word >> 52); }
+__device__ inline bfs_u64 crossing_count(bfs_u64 word) { return word & (CROSSING_ARRIVAL - 1); }
+
+// What thread 0 of each block knew of each word after the last crossing that used it:
+// the growths since are the counts of the next one (cross_counted). In shared memory.
+struct CrossingMarks {
+    bfs_u64 queue[2], edges[2], flags[2];  // by parity: the words as last read
+    bfs_u32 crossings;                     // crossings so far: the next one's parity
+};
+
+// A fresh search, or a fresh run of step 7's grid: the words are zero (thread 0).
+__device__ inline void reset_marks(CrossingMarks& m)
+{
+    m.queue[0] = m.queue[1] = m.edges[0] = m.edges[1] = m.flags[0] = m.flags[1] = 0;
+    m.crossings = 0;
+}
 // [crossing-words-end]
 
 // [crossing-atomics-begin]
-// A block arrives with a release add and polls with acquire loads, as at grid_sync
-// (bfs_common.h's grid_barrier_arrive and grid_barrier_acquire, on a 64-bit word). The
-// emulator runs the blocks of a cooperative launch on threads of their own; its atomics
-// are the host's.
-__device__ inline bfs_u64 crossing_arrive(bfs_u64* word, bfs_u64 add)
+// A block arrives with an add and polls with acquire loads, as at grid_sync
+// (bfs_common.h's grid_barrier_arrive and grid_barrier_acquire, on a 64-bit word). Its
+// add is a release only where `release` says so: where the block wrote something that
+// others read after the crossing without waiting for it (cross_counted). The emulator
+// runs the blocks of a cooperative launch on threads of their own; its atomics are the
+// host's.
+__device__ inline bfs_u64 crossing_arrive(bfs_u64* word, bfs_u64 add, bool release)
 {
 #if defined(BFS_EMULATOR)
+    (void)release;
     return atomicAdd(word, add);
+#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
+    return release ? grid_barrier_arrive(word, add) : atomicAdd(word, add);
 #else
-    return grid_barrier_arrive(word, add);
+    return release ? grid_barrier_arrive(word, add)
+                   : __hip_atomic_fetch_add(word, add, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);
 #endif
 }
 
@@ -96,6 +128,14 @@ __device__ inline vertex_t small_entry(const vertex_t* entry, GridBarrier* barri
     (void)barrier;
     return *entry;
 #endif
+}
+
+// Copy `count` small entries (each waited for), as step 7's grid does where it hands its
+// frontier back.
+__device__ inline void copy_small(const vertex_t* from, vertex_t* to, bfs_u32 count,
+                                  bfs_u32 first_thread, bfs_u32 threads, GridBarrier* barrier)
+{
+    for (bfs_u32 i = first_thread; i < count; i += threads) to[i] = small_entry(&from[i], barrier);
 }
 
 // Empty both small queues (capacity entries each) but the first `kept` of `live`: the

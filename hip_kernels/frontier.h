@@ -97,7 +97,8 @@ struct Level {
     LocalQueues* local;    // this block's, in shared memory
     bfs_u64* path_counts;  // what each path expanded (BFS_COUNT_PATHS builds only)
     bfs_u32* visited = nullptr;  // step 6's claims by bit (CLAIM_BITS in top_down.h)
-    bfs_u64* crossing = nullptr;  // step 6's counting crossing: its queue word
+    bfs_u64* crossing = nullptr;  // step 6's counting crossing: its words,
+    bfs_u32 small_mark = 0;          // its queue word's count before it (next_small's 0),
     GridBarrier* barrier = nullptr;  // and the flag its waits set when they give up
 };
 

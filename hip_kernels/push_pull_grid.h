@@ -60,6 +60,7 @@ push_pull_bfs(const PushPullArgs a)
     __shared__ LocalQueues local;
     __shared__ bfs_u64 block_tally[2];
     __shared__ PhaseCounts counted;  // what the last phase counted (read_phase)
+    __shared__ CrossingMarks marks;  // thread 0's: the crossing words as last read
     if (threadIdx.x < 2) {
         local.counts[threadIdx.x] = 0;
         block_tally[threadIdx.x] = 0;
@@ -76,6 +77,15 @@ push_pull_bfs(const PushPullArgs a)
     const auto small_queues = [&a](int q) { return q ? a.small_1 : a.small_0; };
     const auto medium_queues = [&a](int q) { return q ? a.medium_1 : a.medium_0; };
     const auto large_queues = [&a](int q) { return q ? a.large_1 : a.large_0; };
+    // The small queue is written once per search, each level's entries after the last
+    // level's: one of the two queue sets' (step 7's grid: the one it takes the frontier
+    // in) holds them all.
+    int small_set = 0;
+    // The pair of crossing words of the next counting crossing (counting_crossing.h).
+    const auto crossing_words = [&a] {
+        return a.tallies + (COUNTER_SETS + (marks.crossings & 1)) * TALLY_STRIDE;
+    };
+    if (threadIdx.x == 0) reset_marks(marks);  // seen after the first grid_sync below
     SearchState st;
 
 #if ADAPTIVE_HANDOFF
@@ -120,6 +130,7 @@ push_pull_bfs(const PushPullArgs a)
                          a.control->previous, 0, a.control->enqueued, a.control->pieces};
         st.enqueued += st.small_count + st.medium_count;
         st.pieces += st.large_count;
+        small_set = st.queue_set;  // the frontier's small entries start at 0 there
         if (thread == 0) a.status[STATUS_ERROR] = 0;
         if (!grid_sync(a.barrier)) GIVE_UP();  // everyone has read the counts cleared below
         for (bfs_u32 w = thread; w < 3 * a.words; w += threads) a.bitmaps[w] = 0;
@@ -155,6 +166,7 @@ push_pull_bfs(const PushPullArgs a)
         }
         bfs_u64* const sums = a.tallies + 2 * TALLY_STRIDE;  // the third set, slots 0-1
         add_tally(frontier, block_tally, sums);
+        st.dirty |= COUNTS_USED << 2;  // cleared before its next use (begin_phase)
         if (!grid_sync(a.barrier)) GIVE_UP();
         st.frontier_vertices = (bfs_u32)load_fresh(&sums[0]);
         st.frontier_edges = load_fresh(&sums[1]);
@@ -273,8 +285,8 @@ push_pull_bfs(const PushPullArgs a)
         // A change of direction: the frontier goes into the form the new direction
         // reads, in a phase of its own.
         if (st.direction == BOTTOM_UP && !st.as_bitmap) {
-            begin_phase(a.counts, a.tallies, st.phase);
-            queues_to_bitmap(small_queues(st.queue_set), st.small_count,
+            begin_phase(a.counts, a.tallies, st.phase, st.dirty);
+            queues_to_bitmap(small_queues(small_set) + st.small_first, st.small_count,
                              medium_queues(st.queue_set), st.medium_count,
                              large_queues(st.queue_set), st.large_count, frontier_bits,
                              thread, threads, a.barrier);
@@ -286,10 +298,12 @@ push_pull_bfs(const PushPullArgs a)
             // The frontier of level L goes to the queue set of parity L % 2, where step 5's
             // kernels look for it (step 7 hands it to them).
             st.queue_set = (st.level + 1) % 2;
-            const Counters c = begin_phase(a.counts, a.tallies, st.phase);
+            const Counters c = begin_phase(a.counts, a.tallies, st.phase, st.dirty);
+            st.dirty |= COUNTS_USED << (st.phase % COUNTER_SETS);
             const Level L = {a.offsets, a.edges, a.levels, a.parents, st.level + 1,
-                             small_queues(st.queue_set ^ 1), medium_queues(st.queue_set ^ 1),
-                             large_queues(st.queue_set ^ 1), c.counts, &local, a.path_counts};
+                             small_queues(small_set) + st.small_first + st.small_count,
+                             medium_queues(st.queue_set ^ 1), large_queues(st.queue_set ^ 1),
+                             c.counts, &local, a.path_counts};
             bitmap_to_queues(L, frontier_bits, a.words, thread, threads);
             // Claims by bit: the sweeps wrote levels, not bits; the visited bitmap is
             // rebuilt from the levels, once for the whole run of pulled levels (a bit set
@@ -298,7 +312,7 @@ push_pull_bfs(const PushPullArgs a)
             copy_out(L);
             st.phase++;
             if (!grid_sync(a.barrier, [&] {
-                    read_phase(c, counted);
+                    read_phase(c, marks, counted);
                     empty_local_queues(local);
                 }))
                 GIVE_UP();
@@ -324,7 +338,20 @@ push_pull_bfs(const PushPullArgs a)
                       ? fitting + 1 : 0;
         if (fitting >= HAND_BACK_AFTER) {
             if (MEASURED_HANDOVER && threadIdx.x == 0) levels_ended = device_clock();
+            // The small entries go to the start of the queue set of the level's parity,
+            // where step 5's kernels look for them (the grid wrote each level's after the
+            // last one's): straight there from another set, through the other set when
+            // they are further on in the same one.
+            vertex_t* const to = small_queues(st.queue_set);
+            const bool same = small_set == st.queue_set;
+            if (!same || st.small_first > 0)
+                copy_small(small_queues(small_set) + st.small_first,
+                           same ? small_queues(st.queue_set ^ 1) : to, st.small_count, thread,
+                           threads, a.barrier);
             if (!grid_sync(a.barrier)) GIVE_UP();  // everyone has read the counters written here
+            if (same && st.small_first > 0)
+                copy_small(small_queues(st.queue_set ^ 1), to, st.small_count, thread, threads,
+                           a.barrier);
             if (blockIdx.x == 0 && threadIdx.x < QUEUES) {
                 const bfs_u32 q = threadIdx.x;
                 a.counts[((st.level % 3) * QUEUES + q) * COUNTER_STRIDE] =
@@ -340,7 +367,8 @@ push_pull_bfs(const PushPullArgs a)
 
         // [push-pull-level-begin]
         // One level, in the chosen direction.
-        const Counters c = begin_phase(a.counts, a.tallies, st.phase);
+        const Counters c = begin_phase(a.counts, a.tallies, st.phase, st.dirty);
+        const bfs_u32 counter_set = st.phase % COUNTER_SETS;
         if (st.dirty & (1u << old_map)) {
             clear_bitmap(a.bitmaps + old_map * a.words, a.words, thread, threads);
             st.dirty &= ~(1u << old_map);
@@ -352,15 +380,16 @@ push_pull_bfs(const PushPullArgs a)
                              a.levels, a.parents, st.level + 1, frontier_bits,
                              a.bitmaps + next_map * a.words, a.path_counts};
             bottom_up(S, warp, warps, found);
-            st.dirty |= 1u << next_map;
+            st.dirty |= (1u << next_map) | (COUNTS_USED << counter_set);
             add_tally(found, block_tally, c.tally);
         } else {
             // Step 4's three gathers as top_down.h extends them, each over the whole
             // grid; `found` counts the vertices claimed.
             const Level L = {a.offsets, a.edges, a.levels, a.parents, st.level + 1,
-                             small_queues(st.queue_set ^ 1), medium_queues(st.queue_set ^ 1),
-                             large_queues(st.queue_set ^ 1), c.counts, &local, a.path_counts,
-                             a.visited, c.tally + CROSSING_SLOT, a.barrier};
+                             small_queues(small_set) + st.small_first + st.small_count,
+                             medium_queues(st.queue_set ^ 1), large_queues(st.queue_set ^ 1),
+                             c.counts, &local, a.path_counts, a.visited, crossing_words(),
+                             st.small_mark, a.barrier};
             // A queue shorter than the grid is wide is shared out (SHARE_SHORT_QUEUES):
             // several warps, or threads, to each of its vertices, so that a level of a
             // few vertices does not wait for one warp or thread to walk each list.
@@ -371,16 +400,15 @@ push_pull_bfs(const PushPullArgs a)
                                                            BLOCK_THRESHOLD) : 0, found);
             const bfs_u32 small_share =
                 SHARE_SHORT_QUEUES ? log_share(st.small_count, threads, 1, WARP_THRESHOLD) : 0;
-            top_down_small(L, small_queues(st.queue_set), st.small_count, thread, threads,
-                           small_share, found);
+            vertex_t* const small = small_queues(small_set) + st.small_first;
+            top_down_small(L, small, st.small_count, thread, threads, small_share, found);
             sum_in_block(found, block_tally);
             // [push-pull-crossing-call-begin]
             if (COUNTING_CROSSING) {
                 // The level ends in a crossing of its own, which brings the counts.
                 crossed = true;
-                if (!cross_counted(L, c, block_tally, small_queues(st.queue_set),
-                                   st.small_count << small_share, small_share, thread,
-                                   threads, counted))
+                if (!cross_counted(L, c, block_tally, small, st.small_count << small_share,
+                                   small_share, thread, threads, marks, counted))
                     GIVE_UP();
             } else {
                 // The count of what the block found goes out with its queues: thread 0
@@ -394,10 +422,11 @@ push_pull_bfs(const PushPullArgs a)
         // Thread 0 reads what the phase counted, and empties the block's local queues,
         // inside the barrier (empty_local_queues).
         if (!crossed && !grid_sync(a.barrier, [&] {
-                read_phase(c, counted);
+                read_phase(c, marks, counted);
                 empty_local_queues(local);
             }))
             GIVE_UP();
+        if (counted.used) st.dirty |= COUNTS_USED << counter_set;  // the same in every thread
         // [push-pull-level-end]
 
         // [push-pull-count-begin]

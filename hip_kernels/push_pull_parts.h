@@ -104,10 +104,11 @@ struct PushPullArgs {
 // set p % 3, everyone reads set p % 3 after the barrier that ends phase p, and phase
 // p clears set (p + 1) % 3, which nobody reads or writes during phase p.
 #define COUNTER_SETS 3
-// A tally set is two 128-byte lines: the tally (slots 0-1), and the counting crossing's
-// word (slot 16, counting_crossing.h), so that the blocks' atomics on the tally do not
-// queue behind the polls of the crossing.
-#define TALLY_STRIDE (2 * CROSSING_SLOT)  // bfs_u64 slots: two lines of 16
+// A tally set is two 128-byte lines of 16 slots: the phases' sets use slots 0-1 (the
+// tally), the counting crossing's sets (counting_crossing.h) slot 0 of the first line
+// and slots 0-1 of the second, so that the adds to one word do not queue behind the
+// polls of the other.
+#define TALLY_STRIDE (2 * TALLY_LINE)
 
 // [push-pull-convert-begin]
 // From queues to a bitmap (before a bottom-up level): one bit per queued vertex; a large
@@ -157,22 +158,31 @@ __device__ inline void clear_bitmap(bfs_u32* bits, bfs_u32 words, bfs_u32 first_
 
 // The counters a phase counts into. Phase p counts into set p % 3; everyone reads that
 // set after the barrier that ends phase p; and phase p clears set (p + 1) % 3, which
-// nobody reads or writes during phase p (it was read after phase p - 2).
+// nobody reads or writes during phase p (it was read after phase p - 2), where that
+// phase used it: a top-down level that ends in the counting crossing uses it only where a
+// block found a medium or large vertex (`used`, bit COUNTS_USED << set, in the search
+// state's `dirty`). Block 0 clears it, and then its arrival at a counting crossing must
+// be a release (`cleared`), so that the clears are seen before the adds of phase p + 1.
 struct Counters {
     bfs_u32* counts;  // queue lengths: SMALL, MEDIUM and LARGE, COUNTER_STRIDE apart
     bfs_u64* tally;   // vertices and edges found
+    bool cleared;     // this phase cleared the spare set (block 0 did)
 };
+#define COUNTS_USED 8u  // bits 3-5 of SearchState.dirty: counter set s may be non-zero
 
-__device__ inline Counters begin_phase(bfs_u32* counts, bfs_u64* tallies, bfs_u32 phase)
+__device__ inline Counters begin_phase(bfs_u32* counts, bfs_u64* tallies, bfs_u32 phase,
+                                       bfs_u32& used)
 {
     const bfs_u32 spare = (phase + 1) % COUNTER_SETS;
-    if (blockIdx.x == 0 && threadIdx.x < QUEUES)
-        counts[(spare * QUEUES + threadIdx.x) * COUNTER_STRIDE] = 0;
-    // The tally (slots 0-1) and the counting crossing's word (16).
-    if (blockIdx.x == 0 && threadIdx.x < 3)
-        tallies[spare * TALLY_STRIDE + (threadIdx.x < 2 ? threadIdx.x : CROSSING_SLOT)] = 0;
+    const bool clear = (used & (COUNTS_USED << spare)) != 0;  // the same in every thread
+    if (clear) {
+        if (blockIdx.x == 0 && threadIdx.x < QUEUES)
+            counts[(spare * QUEUES + threadIdx.x) * COUNTER_STRIDE] = 0;
+        if (blockIdx.x == 0 && threadIdx.x < 2) tallies[spare * TALLY_STRIDE + threadIdx.x] = 0;
+        used &= ~(COUNTS_USED << spare);
+    }
     const bfs_u32 mine = phase % COUNTER_SETS;
-    return Counters{counts + mine * QUEUES * COUNTER_STRIDE, tallies + mine * TALLY_STRIDE};
+    return Counters{counts + mine * QUEUES * COUNTER_STRIDE, tallies + mine * TALLY_STRIDE, clear};
 }
 
 // [push-pull-state-begin]
@@ -185,7 +195,8 @@ struct SearchState {
     int as_bitmap;              // the frontier is in queues (0) or in a bitmap (1)
     int direction;              // TOP_DOWN or BOTTOM_UP: how the last level went
     bfs_u32 phase;              // phases run so far: picks the counter set
-    bfs_u32 dirty;              // bit b: bitmap b may have bits set
+    bfs_u32 dirty;              // bit b: bitmap b may have bits set; bit COUNTS_USED << s:
+                                // counter set s may be non-zero (begin_phase)
     bfs_u32 small_count, medium_count, large_count;  // the queues' lengths
     // Vertex counts fit 32 bits (ids are 32-bit); edge counts take 64.
     bfs_u32 frontier_vertices;  // n_f
@@ -193,6 +204,11 @@ struct SearchState {
     bfs_u32 previous_vertices;  // n_f of the level before
     bfs_u64 unvisited_edges;    // m_u
     bfs_u32 enqueued, pieces;   // queue entries so far, for the guard
+    // The small queue is written once per search, each level's entries after the last
+    // level's (a vertex enters it once): the frontier's entries start at small_first, and
+    // the crossing's queue word of the next crossing held small_mark after the last one
+    // that used it (cross_counted: a block's place is its add's return less that).
+    bfs_u32 small_first, small_mark;
 };
 // [push-pull-state-end]
 
@@ -205,40 +221,48 @@ struct SearchState {
 struct PhaseCounts {
     bfs_u32 queues[QUEUES];  // SMALL, MEDIUM, LARGE
     bfs_u64 found[2];        // vertices, edges
+    bfs_u32 small_mark;      // the next crossing's queue word's value after its last use
+    bool used;               // the phase used its counter set (begin_phase)
 };
 
-__device__ inline void read_phase(const Counters& c, PhaseCounts& into)
+__device__ inline void read_phase(const Counters& c, const CrossingMarks& marks,
+                                  PhaseCounts& into)
 {
     for (int q = 0; q < QUEUES; q++) into.queues[q] = load_fresh(&c.counts[q * COUNTER_STRIDE]);
     into.found[0] = load_fresh(&c.tally[0]);
     into.found[1] = load_fresh(&c.tally[1]);
+    into.small_mark = (bfs_u32)marks.queue[marks.crossings & 1];
+    into.used = true;
 }
 // [push-pull-read-phase-end]
 
 // [push-pull-counting-crossing-begin]
 // COUNTING_CROSSING: how a top-down level ends instead of copy_out and grid_sync with
 // read_phase. Every thread of the block calls it after its gathers and sum_in_block;
-// `read` is the small queue the level read, `reads` its count << log_share. Thread 0
-// adds the block's counts to the phase's crossing word (counting_crossing.h) as it
-// arrives, and its poll, which sees the last block arrive, reads the next small queue's
-// length in it: `counted` as read_phase fills it, with one trip after the crossing, for
-// the edges found (m_f) in the tally, and one more only where a block found a medium or
-// large vertex (its flag in the word), whose counts are read as read_phase does. False
+// `read` is the small queue's part the level read, `reads` its count << log_share. Thread
+// 0 adds the block's counts to the crossing's two words (counting_crossing.h: L.crossing
+// is its pair) as it arrives, and its poll, which sees the last block arrive, reads the
+// next small queue's length and the edges found in them: `counted` as read_phase fills
+// it, with one more trip only where a block found a medium or large vertex (the flag
+// word grew), whose counts are read as read_phase does. An add is a release only where
+// the block wrote what others read after the crossing without waiting for it. False
 // when a wait gave up.
 __device__ inline bool cross_counted(const Level& L, const Counters& c, bfs_u64* block_tally,
                                      vertex_t* read, bfs_u32 reads, bfs_u32 log_share,
                                      bfs_u32 first_thread, bfs_u32 threads,
-                                     PhaseCounts& counted)
+                                     CrossingMarks& marks, PhaseCounts& counted)
 {
     LocalQueues& local = *L.local;
-    bfs_u64* const word = c.tally + CROSSING_SLOT;
+    bfs_u64* const queue_word = L.crossing + QUEUE_WORD;
+    bfs_u64* const edge_word = L.crossing + EDGE_WORD;
+    bfs_u64* const flag_word = L.crossing + FLAG_WORD;
     __shared__ bfs_u32 flagged, crossed;
     __shared__ bfs_u32 late;  // small entries written after the arrival (thread 0 empties
                               // the local queue's count while the others copy them)
     __syncthreads();  // every read, enqueue and sum of the block is done
 #if WRITE_AFTER_ARRIVAL
-    // Every entry the block read is free again: -1 for its writer two levels on, which
-    // writes only after this block's arrival.
+    // Every entry the block read is -1 again, for the next search: within this one no
+    // slot of the small queue is written twice.
     for (bfs_u32 t = first_thread; t < reads; t += threads)
         if ((t & ((1u << log_share) - 1)) == 0) read[t >> log_share] = -1;
 #else
@@ -246,21 +270,20 @@ __device__ inline bool cross_counted(const Level& L, const Counters& c, bfs_u64*
 #endif
     if (threadIdx.x == 0) {
         // Each vertex the block found went to its small queue or is medium or large:
-        // any other than small flags the block.
+        // any other than small flags the block, which counts them in the tally.
         const bfs_u64 others = block_tally[0] - (bfs_u64)local.counts[SMALL];
         flagged = others > 0;
-        // The edges in the tally, as ever; a flagged block counts its medium and large
-        // vertices there too: n_f is then the small entries and those.
-        if (block_tally[1] > 0) atomicAdd(&c.tally[1], block_tally[1]);
-        if (others > 0) atomicAdd(&c.tally[0], others);
-        block_tally[0] = 0;
-        block_tally[1] = 0;
+        if (others > 0) {
+            atomicAdd(&c.tally[0], others);
+            atomicAdd(flag_word, (bfs_u64)1);
+        }
         local.counts[SMALL] = at_most(local.counts[SMALL], LOCAL_SMALL);
         local.counts[MEDIUM] = at_most(local.counts[MEDIUM], LOCAL_MEDIUM);
         if (local.counts[MEDIUM] > 0)
             local.global_first[MEDIUM] = atomicAdd(&L.next_counts[MEDIUM * COUNTER_STRIDE], local.counts[MEDIUM]);
         if (!WRITE_AFTER_ARRIVAL && local.counts[SMALL] > 0)
-            local.global_first[SMALL] = (bfs_u32)crossing_small(atomicAdd(word, (bfs_u64)local.counts[SMALL]));
+            local.global_first[SMALL] = (bfs_u32)(
+                crossing_count(atomicAdd(queue_word, (bfs_u64)local.counts[SMALL])) - L.small_mark);
     }
     __syncthreads();  // the room is reserved, the read entries are -1
     for (bfs_u32 i = threadIdx.x; i < local.counts[MEDIUM]; i += blockDim.x)
@@ -271,11 +294,22 @@ __device__ inline bool cross_counted(const Level& L, const Counters& c, bfs_u64*
     if (!WRITE_AFTER_ARRIVAL || local.counts[MEDIUM] > 0)  // the same in every thread
         __syncthreads();  // the entries copied before the arrival are written
     if (threadIdx.x == 0) {
-        const bfs_u64 add = CROSSING_ARRIVAL + (flagged ? CROSSING_FLAG : 0) +
-                            (WRITE_AFTER_ARRIVAL ? local.counts[SMALL] : 0);
-        const bfs_u64 before = crossing_arrive(word, add);
-        if (WRITE_AFTER_ARRIVAL) local.global_first[SMALL] = (bfs_u32)crossing_small(before);
+        // [crossing-release-begin]
+        // What others read after the crossing without waiting for it: medium or large
+        // entries and their counts (a flagged block), small entries written before the
+        // arrival, and block 0's clears of the spare counter set (begin_phase). The
+        // small entries written after the arrival are waited for, each; the levels and
+        // parents are read after a grid barrier or by the host; the claims are atomics.
+        const bool release = !WRITE_AFTER_ARRIVAL || flagged || (blockIdx.x == 0 && c.cleared);
+        // [crossing-release-end]
+        crossing_arrive(edge_word, CROSSING_ARRIVAL + block_tally[1], false);
+        const bfs_u64 before = crossing_arrive(
+            queue_word, CROSSING_ARRIVAL + (WRITE_AFTER_ARRIVAL ? local.counts[SMALL] : 0), release);
+        if (WRITE_AFTER_ARRIVAL)
+            local.global_first[SMALL] = (bfs_u32)(crossing_count(before) - L.small_mark);
         late = local.counts[SMALL];
+        block_tally[0] = 0;
+        block_tally[1] = 0;
     }
 #if WRITE_AFTER_ARRIVAL
     __syncthreads();  // the block's place, from its arrival
@@ -289,27 +323,40 @@ __device__ inline bool cross_counted(const Level& L, const Counters& c, bfs_u64*
     if (!grid_sync(L.barrier)) return false;
 #endif
     if (threadIdx.x == 0) {
-        // The poll, until the word has every block's arrival. (The edges counted in a
-        // word of their own, polled beside this one, cost more than the trip after it:
-        // chapter 6 measures both.)
-        bfs_u64 queues = crossing_acquire(word);
-        bfs_u32 spins = 0;
+        // The polls, until both words have every block's arrival: the queue word first,
+        // whose acquire makes what the released arrivals wrote seen.
+        const int parity = marks.crossings & 1;
+        const bfs_u32 all = (crossing_arrivals(marks.queue[parity]) + gridDim.x) & 0xfffu;
+        bfs_u64 words[2];
+        bfs_u64* const polled[2] = {queue_word, edge_word};
         crossed = 1;
-        while (crossing_arrivals(queues) < gridDim.x) {
-            if ((++spins & 1023u) == 0 &&
-                (load_fresh(&L.barrier->failed) || spins >= GRID_BARRIER_MAX_SPINS)) {
-                atomicExch(&L.barrier->failed, 1u);
-                crossed = 0;
-                break;
+        for (int w = 0; w < 2 && crossed; w++) {
+            bfs_u32 spins = 0;
+            words[w] = crossing_acquire(polled[w]);
+            while (crossing_arrivals(words[w]) != all) {
+                if ((++spins & 1023u) == 0 &&
+                    (load_fresh(&L.barrier->failed) || spins >= GRID_BARRIER_MAX_SPINS)) {
+                    atomicExch(&L.barrier->failed, 1u);
+                    crossed = 0;
+                    break;
+                }
+                words[w] = crossing_acquire(polled[w]);
             }
-            queues = crossing_acquire(word);
         }
-        counted.queues[SMALL] = (bfs_u32)crossing_small(queues);
-        const bool others = crossing_flags(queues) > 0;
+        const bfs_u64 flags = load_fresh(flag_word);
+        const bool others = flags != marks.flags[parity];
+        const bfs_u32 small = (bfs_u32)(crossing_count(words[0]) - crossing_count(marks.queue[parity]));
+        counted.queues[SMALL] = small;
         counted.queues[MEDIUM] = others ? load_fresh(&c.counts[MEDIUM * COUNTER_STRIDE]) : 0u;
         counted.queues[LARGE] = others ? load_fresh(&c.counts[LARGE * COUNTER_STRIDE]) : 0u;
-        counted.found[0] = crossing_small(queues) + (others ? load_fresh(&c.tally[0]) : 0);
-        counted.found[1] = load_fresh(&c.tally[1]);
+        counted.found[0] = small + (others ? load_fresh(&c.tally[0]) : 0);
+        counted.found[1] = crossing_count(words[1]) - crossing_count(marks.edges[parity]);
+        counted.used = others;
+        marks.queue[parity] = words[0];
+        marks.edges[parity] = words[1];
+        marks.flags[parity] = flags;
+        marks.crossings++;
+        counted.small_mark = (bfs_u32)crossing_count(marks.queue[parity ^ 1]);
         local.counts[SMALL] = 0;  // the block's local queues are empty for the next level
         local.counts[MEDIUM] = 0;
     }
@@ -325,7 +372,9 @@ __device__ inline bool take_queues(const PhaseCounts& p, SearchState& st, vertex
                                    bfs_u32 large_capacity)
 {
     st.queue_set ^= 1;
+    st.small_first += st.small_count;  // the frontier read, the next one written after it
     st.small_count = p.queues[SMALL];
+    st.small_mark = p.small_mark;
     st.medium_count = p.queues[MEDIUM];
     st.large_count = p.queues[LARGE];
     // Summed in 64 bits: a broken kernel's counts cannot wrap past the guard.

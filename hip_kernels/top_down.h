@@ -79,7 +79,7 @@ __device__ inline void add_to_next(const Level& L, vertex_t v, vertex_t u, edge_
     if (degree < WARP_THRESHOLD) {
         const bfs_u32 slot = atomicAdd(&L.local->counts[SMALL], 1u);
         if (slot < LOCAL_SMALL) L.local->small[slot] = u;
-        else L.next_small[crossing_small(atomicAdd(L.crossing, (bfs_u64)1))] = u;
+        else L.next_small[crossing_count(atomicAdd(L.crossing + QUEUE_WORD, (bfs_u64)1)) - L.small_mark] = u;
     } else
 #endif
         enqueue(L, u, degree);

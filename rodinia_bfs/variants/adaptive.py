@@ -218,7 +218,7 @@ class AdaptiveBFS(PersistentBFS):
         self.active = inputs.active
         self.words = ceil_div(max(n, 1), push_pull.BITMAP_WORD_BITS)
         self.frontier_bitmaps = self._alloc(3 * 4 * self.words)  # step 6's three bitmaps
-        self.tallies = self._alloc(3 * push_pull.TALLY_STRIDE * 8)
+        self.tallies = self._alloc(push_pull.TALLY_SETS * push_pull.TALLY_STRIDE * 8)
         self.direction_records = self._alloc(4 * max(n, 1))  # step 6's per-level record
         self.status = self._alloc(4 * push_pull.STATUS_WORDS)
         # Zero: the grid's first search empties the small queues (STATUS_CLEAN).

@@ -200,7 +200,10 @@ RECORD_BOTTOM_UP = 1 << 31
 
 #: Bits of a bitmap word (bfs_u32), and bfs_u64 slots of a set of the kernel's tally.
 BITMAP_WORD_BITS = 32
-TALLY_STRIDE = 32  # two 128-byte lines: the tally, and the counting crossing's word
+TALLY_STRIDE = 32  # two 128-byte lines
+#: Tally sets: one per counter set (the phases' tallies), and the counting crossing's two
+#: pairs of words (CROSSING_SETS in counting_crossing.h).
+TALLY_SETS = 3 + 2
 
 
 def bottom_up_inputs(graph: CSRGraph,
@@ -304,7 +307,7 @@ class PushPullBFS(BalancedBFS):
         # start of a search from one source; from several, the host does (_reset_many).
         self.visited = self._alloc(4 * self.words)
         self._staged_bits = None  # pinned, for _reset_many
-        self.tallies = self._alloc(self.counter_sets * TALLY_STRIDE * 8)  # bfs_u64
+        self.tallies = self._alloc(TALLY_SETS * TALLY_STRIDE * 8)  # bfs_u64
         self.records = self._alloc(4 * max(n, 1))  # bfs_u32 per level
         self.control = self._alloc(CONTROL_BYTES)  # status, then the grid barrier
         self.status = self.control.view(0, 4 * STATUS_WORDS)
