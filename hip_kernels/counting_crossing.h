@@ -105,15 +105,21 @@ __device__ inline bfs_u64 crossing_acquire(bfs_u64* word)
 #ifndef ENTRY_MAX_SPINS
 #define ENTRY_MAX_SPINS (1u << 24)
 #endif
+// Whether a wait of `spins` polls so far goes on: every 1024th poll looks at the
+// barrier's failed flag, and a wait that gave up (after `limit` polls) sets it, as
+// grid_sync's does.
+__device__ inline bool keep_waiting(GridBarrier* barrier, bfs_u32 spins, bfs_u32 limit)
+{
+    if ((spins & 1023u) != 0 || (!load_fresh(&barrier->failed) && spins < limit)) return true;
+    atomicExch(&barrier->failed, 1u);
+    return false;
+}
+
 __device__ inline vertex_t wait_entry(const vertex_t* entry, GridBarrier* barrier)
 {
     vertex_t v = (vertex_t)load_fresh((const bfs_u32*)entry);
     for (bfs_u32 spins = 1; v < 0; spins++) {
-        if ((spins & 1023u) == 0 &&
-            (load_fresh(&barrier->failed) || spins >= ENTRY_MAX_SPINS)) {
-            atomicExch(&barrier->failed, 1u);
-            return -1;
-        }
+        if (!keep_waiting(barrier, spins, ENTRY_MAX_SPINS)) return -1;
         v = (vertex_t)load_fresh((const bfs_u32*)entry);
     }
     return v;

@@ -273,6 +273,8 @@ __device__ inline bool cross_counted(const Level& L, const Counters& c, bfs_u64*
         // any other than small flags the block, which counts them in the tally.
         const bfs_u64 others = block_tally[0] - (bfs_u64)local.counts[SMALL];
         flagged = others > 0;
+        // The edges found go out first, ahead of the arrival: the poll reads them after.
+        crossing_arrive(edge_word, CROSSING_ARRIVAL + block_tally[1], false);
         if (others > 0) {
             atomicAdd(&c.tally[0], others);
             atomicAdd(flag_word, (bfs_u64)1);
@@ -302,7 +304,6 @@ __device__ inline bool cross_counted(const Level& L, const Counters& c, bfs_u64*
         // parents are read after a grid barrier or by the host; the claims are atomics.
         const bool release = !WRITE_AFTER_ARRIVAL || flagged || (blockIdx.x == 0 && c.cleared);
         // [crossing-release-end]
-        crossing_arrive(edge_word, CROSSING_ARRIVAL + block_tally[1], false);
         const bfs_u64 before = crossing_arrive(
             queue_word, CROSSING_ARRIVAL + (WRITE_AFTER_ARRIVAL ? local.counts[SMALL] : 0), release);
         if (WRITE_AFTER_ARRIVAL)
@@ -323,37 +324,34 @@ __device__ inline bool cross_counted(const Level& L, const Counters& c, bfs_u64*
     if (!grid_sync(L.barrier)) return false;
 #endif
     if (threadIdx.x == 0) {
-        // The polls, until both words have every block's arrival: the queue word first,
-        // whose acquire makes what the released arrivals wrote seen.
+        // The poll, until the queue word has every block's arrival; its acquire makes
+        // what the released arrivals wrote seen. Then the edge word and the flag word,
+        // both with one trip (the flag word grows only before a released arrival: it is
+        // whole now; the edge word may still wait for an add).
         const int parity = marks.crossings & 1;
         const bfs_u32 all = (crossing_arrivals(marks.queue[parity]) + gridDim.x) & 0xfffu;
-        bfs_u64 words[2];
-        bfs_u64* const polled[2] = {queue_word, edge_word};
-        crossed = 1;
-        for (int w = 0; w < 2 && crossed; w++) {
-            bfs_u32 spins = 0;
-            words[w] = crossing_acquire(polled[w]);
-            while (crossing_arrivals(words[w]) != all) {
-                if ((++spins & 1023u) == 0 &&
-                    (load_fresh(&L.barrier->failed) || spins >= GRID_BARRIER_MAX_SPINS)) {
-                    atomicExch(&L.barrier->failed, 1u);
-                    crossed = 0;
-                    break;
-                }
-                words[w] = crossing_acquire(polled[w]);
-            }
-        }
+        bfs_u32 spins = 0;
+        bool waiting = true;
+        bfs_u64 queues = crossing_acquire(queue_word);
+        while (crossing_arrivals(queues) != all &&
+               (waiting = keep_waiting(L.barrier, ++spins, GRID_BARRIER_MAX_SPINS)))
+            queues = crossing_acquire(queue_word);
+        bfs_u64 edges = load_fresh(edge_word);
         const bfs_u64 flags = load_fresh(flag_word);
+        while (waiting && crossing_arrivals(edges) != all &&
+               (waiting = keep_waiting(L.barrier, ++spins, GRID_BARRIER_MAX_SPINS)))
+            edges = load_fresh(edge_word);
+        crossed = waiting;
         const bool others = flags != marks.flags[parity];
-        const bfs_u32 small = (bfs_u32)(crossing_count(words[0]) - crossing_count(marks.queue[parity]));
+        const bfs_u32 small = (bfs_u32)(crossing_count(queues) - crossing_count(marks.queue[parity]));
         counted.queues[SMALL] = small;
         counted.queues[MEDIUM] = others ? load_fresh(&c.counts[MEDIUM * COUNTER_STRIDE]) : 0u;
         counted.queues[LARGE] = others ? load_fresh(&c.counts[LARGE * COUNTER_STRIDE]) : 0u;
         counted.found[0] = small + (others ? load_fresh(&c.tally[0]) : 0);
-        counted.found[1] = crossing_count(words[1]) - crossing_count(marks.edges[parity]);
+        counted.found[1] = crossing_count(edges) - crossing_count(marks.edges[parity]);
         counted.used = others;
-        marks.queue[parity] = words[0];
-        marks.edges[parity] = words[1];
+        marks.queue[parity] = queues;
+        marks.edges[parity] = edges;
         marks.flags[parity] = flags;
         marks.crossings++;
         counted.small_mark = (bfs_u32)crossing_count(marks.queue[parity ^ 1]);
