@@ -87,13 +87,10 @@ __device__ inline int warp_all(int predicate) { return warp_ballot(!predicate) =
 // A hint that this block will soon read the bytes at p: on NVIDIA, a prefetch into the
 // SM's L1 cache, which the later load then finds there; elsewhere nothing (HIP has no
 // portable form of it, and the emulator has no cache).
-// prefetch_l2: into the L2 cache, which every SM shares.
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 __device__ inline void prefetch_l1(const void* p) { asm volatile("prefetch.global.L1 [%0];" ::"l"(p)); }
-__device__ inline void prefetch_l2(const void* p) { asm volatile("prefetch.global.L2 [%0];" ::"l"(p)); }
 #else
 __device__ inline void prefetch_l1(const void* p) { (void)p; }
-__device__ inline void prefetch_l2(const void* p) { (void)p; }
 #endif
 // [common-prefetch-end]
 

@@ -136,22 +136,6 @@ __device__ inline vertex_t small_entry(const vertex_t* entry, GridBarrier* barri
 #endif
 }
 
-// [crossing-fetch-ahead-begin]
-// The small queue is written once per search, each level's entries after the last
-// level's, so a level writes lines no level has touched since the search began, which
-// the L2 cache has long let go; an entry written to a line the cache lacks is read back
-// from DRAM. A level fetches the lines its writers will fill into the cache first: from
-// `from`, `count` entries (the frontier's count twice over: a frontier seldom more than
-// doubles), one line a thread of the grid, while it runs its gathers.
-#define LINE_ENTRIES (128 / sizeof(vertex_t))
-__device__ inline void fetch_ahead(const vertex_t* queue, bfs_u32 from, bfs_u32 count,
-                                   bfs_u32 capacity, bfs_u32 thread)
-{
-    const bfs_u32 at = from + thread * (bfs_u32)LINE_ENTRIES;
-    if (thread * LINE_ENTRIES <= count && at < capacity) prefetch_l2(&queue[at]);
-}
-// [crossing-fetch-ahead-end]
-
 // Copy `count` small entries (each waited for), as step 7's grid does where it hands its
 // frontier back.
 __device__ inline void copy_small(const vertex_t* from, vertex_t* to, bfs_u32 count,

@@ -400,9 +400,6 @@ push_pull_bfs(const PushPullArgs a)
                                                            BLOCK_THRESHOLD) : 0, found);
             const bfs_u32 small_share =
                 SHARE_SHORT_QUEUES ? log_share(st.small_count, threads, 1, WARP_THRESHOLD) : 0;
-            if (COUNTING_CROSSING)  // the lines this level's small entries will fill
-                fetch_ahead(small_queues(small_set), st.small_first + st.small_count,
-                            2 * st.small_count, (bfs_u32)a.num_vertices, thread);
             vertex_t* const small = small_queues(small_set) + st.small_first;
             top_down_small(L, small, st.small_count, thread, threads, small_share, found);
             sum_in_block(found, block_tally);
