@@ -11,6 +11,11 @@
 //                          next small queue: it writes its entries after it arrives,
 //                          with no reservation before. A reader waits for its entry to
 //                          leave -1, and sets it back to -1 once its block has read it.
+//
+// An arrival is a release only where the block wrote what others read after the
+// crossing without waiting for it (cross_counted, chapter 6, "A release only where it
+// is needed"): so the words are never cleared within a search, and the small queue is
+// written once per search, each level's entries after the last level's.
 #pragma once
 #include "bfs_common.h"
 

@@ -303,9 +303,9 @@ __device__ inline bool cross_counted(const Level& L, const Counters& c, bfs_u64*
         // small entries written after the arrival are waited for, each; the levels and
         // parents are read after a grid barrier or by the host; the claims are atomics.
         const bool release = !WRITE_AFTER_ARRIVAL || flagged || (blockIdx.x == 0 && c.cleared);
-        // [crossing-release-end]
         const bfs_u64 before = crossing_arrive(
             queue_word, CROSSING_ARRIVAL + (WRITE_AFTER_ARRIVAL ? local.counts[SMALL] : 0), release);
+        // [crossing-release-end]
         if (WRITE_AFTER_ARRIVAL)
             local.global_first[SMALL] = (bfs_u32)(crossing_count(before) - L.small_mark);
         late = local.counts[SMALL];
