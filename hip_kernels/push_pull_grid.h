@@ -380,7 +380,7 @@ push_pull_bfs(const PushPullArgs a)
                              a.levels, a.parents, st.level + 1, frontier_bits,
                              a.bitmaps + next_map * a.words, a.path_counts};
             bottom_up(S, warp, warps, found);
-            st.dirty |= (1u << next_map) | (COUNTS_USED << counter_set);
+            st.dirty |= 1u << next_map;
             add_tally(found, block_tally, c.tally);
         } else {
             // Step 4's three gathers as top_down.h extends them, each over the whole

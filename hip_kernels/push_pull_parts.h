@@ -231,7 +231,7 @@ __device__ inline void read_phase(const Counters& c, const CrossingMarks& marks,
     for (int q = 0; q < QUEUES; q++) into.queues[q] = load_fresh(&c.counts[q * COUNTER_STRIDE]);
     into.found[0] = load_fresh(&c.tally[0]);
     into.found[1] = load_fresh(&c.tally[1]);
-    into.small_mark = (bfs_u32)marks.queue[marks.crossings & 1];
+    into.small_mark = (bfs_u32)crossing_count(marks.queue[marks.crossings & 1]);
     into.used = true;
 }
 // [push-pull-read-phase-end]
