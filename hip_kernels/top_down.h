@@ -39,19 +39,47 @@
 #endif
 
 // [top-down-claim-begin]
-// The claim of target u for the next level; true for the one thread that wins it.
+// The claim of target u for the next level, in two parts: the atomic, whose answer
+// (the word before it) claim_won() reads; true for the one thread that wins it. Apart, a
+// thread can send the atomics of several targets before it waits for the first answer.
 // CLAIM_BITS 0: step 2's atomicCAS on u's level. CLAIM_BITS 1: an atomicOr on u's bit in
 // the visited bitmap (L.visited), which is 32 times smaller than the levels: on a graph
 // whose levels do not fit the L2 cache (4 bytes a vertex: 64 MiB at 2^24 vertices) the
 // claims, one per edge, still find it there, where each atomicCAS on a level the cache
 // lacks waits for DRAM. The winner writes the level with a plain store.
+#if CLAIM_BITS
+typedef bfs_u32 claim_word_t;  // the bitmap's word
+#else
+typedef level_t claim_word_t;  // the level
+#endif
+
+__device__ inline claim_word_t claim_request(const Level& L, vertex_t u)
+{
+#if CLAIM_BITS
+    return atomicOr(&L.visited[(bfs_u32)u >> BITMAP_WORD_SHIFT], bitmap_bit(u));
+#else
+    return atomicCAS(&L.levels[u], -1, L.next_level);
+#endif
+}
+
+__device__ inline bool claim_won(const Level& L, vertex_t u, claim_word_t before)
+{
+#if CLAIM_BITS
+    if (before & bitmap_bit(u)) return false;
+    L.levels[u] = L.next_level;
+    return true;
+#else
+    (void)L;
+    (void)u;
+    return before == -1;
+#endif
+}
+
+// Both parts at once, for a thread with one target.
 __device__ inline bool claim(const Level& L, vertex_t u)
 {
 #if CLAIM_BITS
-    const bfs_u32 bit = bitmap_bit(u);
-    if (atomicOr(&L.visited[(bfs_u32)u >> BITMAP_WORD_SHIFT], bit) & bit) return false;
-    L.levels[u] = L.next_level;
-    return true;
+    return claim_won(L, u, claim_request(L, u));
 #else
     return atomicCAS(&L.levels[u], -1, L.next_level) == -1;
 #endif
@@ -106,20 +134,23 @@ __device__ inline void visit_batch(const Level& L, vertex_t v, edge_t e, edge_t 
     if (claim(L, u)) add_to_next(L, v, u, degree, found);
 #else
     vertex_t u[VISIT_BATCH];
-    bool claimed[VISIT_BATCH];
+    claim_word_t before[VISIT_BATCH];
     edge_t degree[VISIT_BATCH];
     for (int k = 0; k < VISIT_BATCH; k++) u[k] = e + k * stride < end ? L.edges[e + k * stride] : -1;
     // With CHECK_BEFORE_CLAIM 0 every target goes straight to the claim: one load
     // fewer on the way to a new vertex, an atomic more for each one reached already.
     for (int k = 0; k < VISIT_BATCH; k++)
-        claimed[k] = u[k] >= 0 && (!CHECK_BEFORE_CLAIM || !reached(L, u[k]));
+        if (u[k] >= 0 && CHECK_BEFORE_CLAIM && reached(L, u[k])) u[k] = -1;  // no atomic needed
+    // Every claim's atomic (and its target's degree) goes out before the first answer
+    // is read: the winner's store of the level waits for that answer, and a claim sent
+    // after it would wait too.
     for (int k = 0; k < VISIT_BATCH; k++) {
-        if (!claimed[k]) continue;  // reached already: no atomic needed
+        if (u[k] < 0) continue;
+        before[k] = claim_request(L, u[k]);
         degree[k] = L.offsets[u[k] + 1] - L.offsets[u[k]];
-        claimed[k] = claim(L, u[k]);
     }
     for (int k = 0; k < VISIT_BATCH; k++)
-        if (claimed[k]) add_to_next(L, v, u[k], degree[k], found);
+        if (u[k] >= 0 && claim_won(L, u[k], before[k])) add_to_next(L, v, u[k], degree[k], found);
 #endif
 }
 // [top-down-visit-end]

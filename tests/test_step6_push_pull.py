@@ -203,12 +203,17 @@ CLAIM_CONFIGS = {
                                max_blocks=2, block_size=64),
     "cas-batch-checked": dict(claim_bits=False, visit_batch=2, check_before_claim=True,
                               max_blocks=2, block_size=64),
+    # every claim of the batch sent before the first answer is read (claim_request)
+    "bits-batch-at-once": dict(claim_bits=True, visit_batch=2, check_before_claim=False,
+                               max_blocks=2, block_size=64),
 }
 
 
 @pytest.mark.parametrize("device, config", [(32, "bits"), (64, "bits"),
                                             (64, "bits-batch-checked"),
-                                            (32, "cas-batch-checked")],
+                                            (32, "cas-batch-checked"),
+                                            (32, "bits-batch-at-once"),
+                                            (64, "bits-batch-at-once")],
                          indirect=["device"])
 def test_claims_are_exact(device, config):
     """Either way of claiming gives the reference's levels and a valid parent tree, on a
@@ -629,6 +634,7 @@ def test_queue_overflow_is_an_error(device):
     (dict(bu_probe=-1), "bu_probe"),
     (dict(bu_warp_threshold=0), "bu_warp_threshold"),
     (dict(max_blocks=0), "max_blocks"),
+    (dict(visit_batch=0), "visit_batch"),
 ])
 def test_bad_tunables_are_refused(device, options, message):
     with pytest.raises(RodiniaBFSError, match=message):
@@ -660,7 +666,7 @@ def test_missing_tunable_is_a_compile_error(device, missing):
 def _define_sets(warp_size):
     tiny = tunables(warp_size, block_size=warp_size, warp_threshold=1, block_threshold=1,
                     block_piece=1, local_small=1, local_medium=1, bu_probe=0,
-                    bu_warp_threshold=1, direction="pull")
+                    bu_warp_threshold=1, direction="pull", visit_batch=2)
     largest = tunables(warp_size, block_size=1024, local_small=8_000, local_medium=2_000,
                        bu_probe=1_000, direction="push", visit_batch=4, check_before_claim=True,
                        claim_bits=True)

@@ -253,6 +253,23 @@ def test_claims_by_bit_across_the_hand_overs(device):
         assert "pull" in step.last_choices
 
 
+@pytest.mark.parametrize("claim_bits", [True, False])
+def test_a_batch_of_edges_across_the_hand_overs(device, claim_bits):
+    """Step 6's batch (two edges a thread, their claims sent together) in step 7's grid,
+    by bit and by atomicCAS, through the hand-overs of a mesh; exact."""
+    with AdaptiveBFS(device, grid2d(40, 40), **SWITCHING, visit_batch=2,
+                     claim_bits=claim_bits) as step:
+        assert step._push_pull["VISIT_BATCH"] == 2
+        check_run(step, 0, step.run(0))
+        assert runs(step.last_choices) == ["grid", "single", "grid", "single"]
+        check_search(step, [5, 1599], None)
+
+
+def test_visit_batch_is_checked(device):
+    with pytest.raises(Exception, match="visit_batch >= 1"):
+        AdaptiveBFS(device, grid2d(4, 4), visit_batch=0)
+
+
 def _claims_by_bit(warp_size):
     """Step 7 compiled claiming by bit: the grid's rebuild of the bitmap where it takes a
     frontier over, which step 6 does not have, and no rebuild where it hands one back."""

@@ -102,7 +102,8 @@ def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
              vp_min_vertices: int = VP_MIN_VERTICES,
              counting_crossing: bool = push_pull.COUNTING_CROSSING,
              write_after_arrival: bool = push_pull.WRITE_AFTER_ARRIVAL,
-             wide_pulls: bool = push_pull.WIDE_PULLS, **single) -> dict:
+             wide_pulls: bool = push_pull.WIDE_PULLS,
+             visit_batch: int = push_pull.VISIT_BATCH, **single) -> dict:
     """The ``-D`` macros of both kernels: step 5's (``single`` takes the single block's
     ``sb_capacity``, ``sb_edge_limit``, ... and step 4's queue tunables) and step 6's
     switch and bottom-up tunables. The choice between the kernels is made by step 5's
@@ -114,7 +115,8 @@ def tunables(warp_size: int, block_size: int = GRID_BLOCK_SIZE, *,
                             bu_warp_threshold=bu_warp_threshold, direction=direction,
                             check_before_claim=check_before_claim, claim_bits=claim_bits,
                             pull_growth=pull_growth, counting_crossing=counting_crossing,
-                            write_after_arrival=write_after_arrival, wide_pulls=wide_pulls)
+                            write_after_arrival=write_after_arrival, wide_pulls=wide_pulls,
+                            visit_batch=visit_batch)
     defines.update({k: pp[k] for k in PUSH_PULL_MACROS})
     defines["HAND_BACK_AFTER"] = hand_back_after
     defines["MEASURED_HANDOVER"] = int(handover == "measured")
@@ -152,7 +154,8 @@ class AdaptiveBFS(PersistentBFS):
                  grid_alone: bool = GRID_ALONE,
                  counting_crossing: bool = push_pull.COUNTING_CROSSING,
                  write_after_arrival: bool = push_pull.WRITE_AFTER_ARRIVAL,
-                 wide_pulls: bool = push_pull.WIDE_PULLS, **options):
+                 wide_pulls: bool = push_pull.WIDE_PULLS,
+                 visit_batch: int = push_pull.VISIT_BATCH, **options):
         """``options`` are step 5's (the single block, the grid's queues,
         ``max_grid_blocks``); ``hand_back_after``, ``handover`` (:data:`HANDOVERS`),
         ``keep_measures`` (:data:`KEEP_MEASURES`), ``rounds`` and ``grid_alone``
@@ -169,15 +172,17 @@ class AdaptiveBFS(PersistentBFS):
             direction=direction, check_before_claim=check_before_claim,
             claim_bits=claim_bits, pull_growth=pull_growth,
             counting_crossing=counting_crossing,
-            write_after_arrival=write_after_arrival, wide_pulls=wide_pulls).items()
+            write_after_arrival=write_after_arrival, wide_pulls=wide_pulls,
+            visit_batch=visit_batch).items()
             if key in PUSH_PULL_MACROS}
         # The counting crossing counts at most CROSSING_MAX_BLOCKS arrivals.
         options["max_grid_blocks"] = min(options.get("max_grid_blocks") or
                                          push_pull.CROSSING_MAX_BLOCKS,
                                          push_pull.CROSSING_MAX_BLOCKS)
-        if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"]) < 1 or bu_probe < 0:
-            raise RodiniaBFSError("need alpha >= 1, beta >= 1, bu_warp_threshold >= 1 and "
-                                  "bu_probe >= 0")
+        if (min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"], visit_batch) < 1
+                or bu_probe < 0):
+            raise RodiniaBFSError("need alpha >= 1, beta >= 1, bu_warp_threshold >= 1, "
+                                  "visit_batch >= 1 and bu_probe >= 0")
         if hand_back_after < 1:
             raise RodiniaBFSError(f"hand_back_after must be at least 1, got {hand_back_after}")
         self._push_pull["HAND_BACK_AFTER"] = hand_back_after
