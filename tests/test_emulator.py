@@ -564,6 +564,11 @@ def test_compile_cache_skips_the_compiler(device32, tmp_path, monkeypatch):
     # Other defines or another warp size are other libraries.
     compile_kernel(device32, source, defines={"UNUSED": 1})
     assert cpu_backend.compiler_runs == before + 2
+    # So are other header texts, though the source is the same: a header's every
+    # character is part of the key (a header handed over again is not compiled again).
+    for text in ("// one\n", "// two\n", "// one\n"):
+        compile_kernel(device32, source, headers={**HEADERS, "unused.h": text})
+    assert cpu_backend.compiler_runs == before + 4
 
 
 def test_compile_cache_across_processes(tmp_path):

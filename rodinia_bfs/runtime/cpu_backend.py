@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import hashlib
 import json
 import logging
@@ -182,6 +183,13 @@ def _cache_key(*parts) -> str:
     return h.hexdigest()[:40]
 
 
+@functools.lru_cache(maxsize=64)
+def _headers_key(items: tuple[tuple[str, str], ...]) -> str:
+    """The cache key's part for a module's headers (include name -> text), computed once
+    per set of headers: every set-up of every step hands the same ones."""
+    return _cache_key("headers", dict(items))
+
+
 _fallback_dir: str | None = None
 
 
@@ -296,26 +304,38 @@ _KERNEL = re.compile(
 _INCLUDE = re.compile(r'^\s*#\s*include\s*"(?P<name>[^"]+)"', re.MULTILINE)
 
 
+def _blank_comments(m: re.Match) -> str:
+    text = m.group(0)
+    return text if text[0] in "\"'" else " "
+
+
+@functools.lru_cache(maxsize=512)
+def _kernels_and_includes(text: str) -> tuple[tuple[int, bool, str], ...]:
+    """What kernel_names needs of one text, in order of appearance: (offset, True,
+    kernel) for each ``extern "C" __global__`` kernel and (offset, False, name) for each
+    ``#include "name"``, comments and strings left out. Kept per text: a step's source
+    and its headers are scanned once, not at every compile of every set-up."""
+    stripped = _COMMENT_OR_STRING.sub(_blank_comments, text)
+    found = [(m.start(), True, m.group("name")) for m in _KERNEL.finditer(stripped)
+             if "__global__" in m.group("pre")]
+    found += [(m.start(), False, m.group("name")) for m in _INCLUDE.finditer(stripped)]
+    return tuple(sorted(found))
+
+
 def kernel_names(source: str, headers: dict[str, str] | None = None,
                  _seen: frozenset = frozenset()) -> list[str]:
     """The ``extern "C" __global__`` kernels of a source, in order of appearance,
     those of the ``headers`` it includes (a later step may include an earlier one's
     kernel file) included."""
-    def blank_comments(m):
-        text = m.group(0)
-        return text if text[0] in "\"'" else " "
-
     headers = headers or {}
-    stripped = _COMMENT_OR_STRING.sub(blank_comments, source)
-    found = [(m.start(), [m.group("name")]) for m in _KERNEL.finditer(stripped)
-             if "__global__" in m.group("pre")]
-    for m in _INCLUDE.finditer(stripped):
-        included = m.group("name")
-        if included in headers and included not in _seen:
-            found.append((m.start(), kernel_names(headers[included], headers,
-                                                  _seen | {included})))
     names = []
-    for _, group in sorted(found, key=lambda item: item[0]):
+    for _, is_kernel, name in _kernels_and_includes(source):
+        if is_kernel:
+            group = [name]
+        elif name in headers and name not in _seen:
+            group = kernel_names(headers[name], headers, _seen | {name})
+        else:
+            continue
         names.extend(k for k in group if k not in names)
     return names
 
@@ -576,8 +596,9 @@ class CpuDevice(Device):
                  + ["-DBFS_EMULATOR", f"-DBFS_EMULATOR_WARP_SIZE={self.warp_size}"]
                  + define_flags + ["-include", str(EMULATOR_HEADER), "-I", "."])
         header_text = EMULATOR_HEADER.read_text()
-        key = _cache_key("module", self.compiler.identity, header_text, name, source,
-                         headers, define_flags, self.warp_size, self.sanitize, flags)
+        key = _cache_key("module", self.compiler.identity, header_text.encode(), name,
+                         source.encode(), _headers_key(tuple(sorted(headers.items()))),
+                         define_flags, self.warp_size, self.sanitize, flags)
         with _lock:
             if key not in _modules:
                 files = dict(headers)
