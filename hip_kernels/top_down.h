@@ -75,7 +75,9 @@ __device__ inline bool claim_won(const Level& L, vertex_t u, claim_word_t before
 #endif
 }
 
-// Both parts at once, for a thread with one target.
+// Both parts at once, for a thread with one target. (By atomicCAS the answer is compared
+// where it comes back, as before the claim had two parts: written through them, the
+// default kernels compile to other code, which was not measured.)
 __device__ inline bool claim(const Level& L, vertex_t u)
 {
 #if CLAIM_BITS

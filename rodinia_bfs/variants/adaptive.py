@@ -179,10 +179,9 @@ class AdaptiveBFS(PersistentBFS):
         options["max_grid_blocks"] = min(options.get("max_grid_blocks") or
                                          push_pull.CROSSING_MAX_BLOCKS,
                                          push_pull.CROSSING_MAX_BLOCKS)
-        if (min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"], visit_batch) < 1
-                or bu_probe < 0):
-            raise RodiniaBFSError("need alpha >= 1, beta >= 1, bu_warp_threshold >= 1, "
-                                  "visit_batch >= 1 and bu_probe >= 0")
+        if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"]) < 1 or bu_probe < 0:
+            raise RodiniaBFSError("need alpha >= 1, beta >= 1, bu_warp_threshold >= 1 and "
+                                  "bu_probe >= 0")
         if hand_back_after < 1:
             raise RodiniaBFSError(f"hand_back_after must be at least 1, got {hand_back_after}")
         self._push_pull["HAND_BACK_AFTER"] = hand_back_after

@@ -143,6 +143,8 @@ def tunables(warp_size: int, block_size: int = BLOCK_SIZE, *, alpha: int = ALPHA
     if direction not in DIRECTIONS:
         raise RodiniaBFSError(f"direction must be one of {', '.join(DIRECTIONS)}, "
                               f"got {direction!r}")
+    if visit_batch < 1:
+        raise RodiniaBFSError(f"need visit_batch >= 1, got {visit_batch}")
     defines.update(
         ALPHA=alpha,
         BETA=beta,
@@ -263,11 +265,10 @@ class PushPullBFS(BalancedBFS):
                                    counting_crossing=counting_crossing,
                                    write_after_arrival=write_after_arrival,
                                    wide_pulls=wide_pulls, **balanced)
-        if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"], visit_batch) < 1 or bu_probe < 0:
+        if min(alpha, beta, self._push_pull["BU_WARP_THRESHOLD"]) < 1 or bu_probe < 0:
             raise RodiniaBFSError(
-                f"need alpha >= 1, beta >= 1, bu_warp_threshold >= 1, visit_batch >= 1 and "
-                f"bu_probe >= 0, got {alpha}, {beta}, {self._push_pull['BU_WARP_THRESHOLD']}, "
-                f"{visit_batch} and {bu_probe}")
+                f"need alpha >= 1, beta >= 1, bu_warp_threshold >= 1 and bu_probe >= 0, got "
+                f"{alpha}, {beta}, {self._push_pull['BU_WARP_THRESHOLD']} and {bu_probe}")
         if max_blocks is not None and max_blocks < 1:
             raise RodiniaBFSError(f"max_blocks must be at least 1, got {max_blocks}")
         n = graph.num_vertices
