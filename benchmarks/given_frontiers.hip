@@ -1,0 +1,62 @@
+// A top-down BFS that is given every level's frontier instead of building it: a floor
+// for what a level of steps 6 and 7 can cost (issue 26's meshes).
+// benchmarks/given_frontiers.py times it against those steps and checks every result;
+// tests/test_given_frontiers.py runs it on the emulator.
+//
+// The host hands over the reached vertices sorted by level (`order`, level l's vertices
+// from starts[l] to starts[l + 1]), from the CPU reference. A level is then only what no
+// top-down BFS can leave out: read a frontier vertex and where its list lies, read its
+// edges, claim each target by its bit in a visited bitmap, and store the winner's level
+// and parent; then one grid barrier. Nothing is appended to a queue, counted or handed
+// on. The levels and parents it leaves are a BFS's only if every claim of every level
+// went right, so the probe checks them as a step's.
+#include "bfs_common.h"
+#include "bitmap.h"
+
+#ifndef LOG_LANES
+#error "compile with -DLOG_LANES=<log2 of the most threads that share one frontier vertex's list>"
+#endif
+
+// [given-args-begin]
+struct GivenArgs {
+    const edge_t* offsets;
+    const vertex_t* edges;
+    const vertex_t* order;    // the reached vertices, level by level
+    const bfs_u32* starts;    // level l's vertices: order[starts[l]] .. order[starts[l + 1] - 1]
+    level_t* levels;          // -1 but the source's
+    vertex_t* parents;
+    bfs_u32* visited;         // the source's bit alone
+    GridBarrier* barrier;
+    bfs_u32 depth;            // levels of this search (the source's is level 0)
+    bfs_u32 visit;            // 0: the barriers alone, one a level
+};
+// [given-args-end]
+
+// [given-kernel-begin]
+extern "C" __global__ void given_frontiers(const GivenArgs a)
+{
+    const bfs_u32 threads = gridDim.x * blockDim.x;
+    const bfs_u32 me = blockIdx.x * blockDim.x + threadIdx.x;
+    for (bfs_u32 l = 0; l + 1 < a.depth; l++) {
+        const bfs_u32 first = a.starts[l];
+        const bfs_u32 count = a.visit ? a.starts[l + 1] - first : 0;
+        // 2^k neighbouring threads per vertex while the grid has threads to spare (as
+        // step 6 shares a short queue out), at most 2^LOG_LANES.
+        bfs_u32 k = 0;
+        while (k < LOG_LANES && (count << (k + 1)) <= threads) k++;
+        for (bfs_u32 t = me; t < (count << k); t += threads) {
+            const vertex_t v = a.order[first + (t >> k)];
+            const edge_t end = a.offsets[v + 1];
+            for (edge_t e = a.offsets[v] + (t & ((1u << k) - 1)); e < end; e += (edge_t)1 << k) {
+                const vertex_t u = a.edges[e];
+                const bfs_u32 before = atomicOr(&a.visited[(bfs_u32)u >> BITMAP_WORD_SHIFT],
+                                                bitmap_bit(u));
+                if (before & bitmap_bit(u)) continue;  // claimed already
+                a.levels[u] = (level_t)(l + 1);
+                a.parents[u] = v;
+            }
+        }
+        if (!grid_sync(a.barrier)) return;  // the host reports a barrier that gave up
+    }
+}
+// [given-kernel-end]

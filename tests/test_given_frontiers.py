@@ -1,0 +1,118 @@
+"""benchmarks/given_frontiers.py and given_frontiers.hip (the floor of a top-down level,
+issue 26) on the emulator at warp 32 and 64: exact levels and valid parents from the
+reference's frontiers, with one thread or several a list; a kernel whose claim goes
+wrong is caught; the barriers alone leave no BFS; the script writes its tables. The GPU
+test runs where a GPU is visible."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rodinia_bfs.kernels import kernel_headers
+from rodinia_bfs.runtime import cuda_backend, hip_backend
+from rodinia_bfs.validate import check_parents
+
+from helpers import GRAPHS, ROOT, broken_probe_levels, load_benchmark, scipy_levels, sources_of
+from test_cuda_nvrtc import nvrtc  # noqa: F401  (fixtures: skip or fail as those files say)
+from test_hiprtc import hiprtc  # noqa: F401
+
+
+def load():
+    return load_benchmark("given_frontiers")
+
+
+def make(given, device, graph, sources, **options):
+    expected = [scipy_levels(graph, s) for s in sources]
+    return given.GivenFrontiers(device, graph, sources, expected, block_size=64, **options)
+
+
+def check(device, graph, log_lanes):
+    sources = sources_of(graph)
+    probe = make(load(), device, graph, sources, log_lanes=log_lanes)
+    try:
+        for source in sources:
+            levels, parents = probe.run(source)
+            np.testing.assert_array_equal(levels, scipy_levels(graph, source))
+            check_parents(graph, source, levels, parents)
+    finally:
+        probe.close()
+
+
+@pytest.mark.parametrize("name, log_lanes", [
+    ("grid-37x29", 0), ("grid-37x29", 3), ("awkward", 2), ("graphgen-3001", 3),
+    ("kronecker-10", 1), ("hubs-40x40", 3)])
+def test_levels_and_parents(device, name, log_lanes):
+    """Each contract graph once: a thread a list, or up to 2, 4 or 8 threads sharing one
+    (the grid of 64-thread blocks has threads to spare on the narrow levels)."""
+    check(device, GRAPHS[name](), log_lanes)
+
+
+def test_frontiers_are_the_levels_in_order():
+    levels = np.array([2, 0, -1, 1, 2, 1], np.int32)
+    order, starts = load().frontiers(levels)
+    assert order.tolist() == [1, 3, 5, 0, 4] and starts.tolist() == [0, 1, 3, 5]
+
+
+def test_a_claim_that_goes_wrong_is_caught(device, monkeypatch):
+    """A winner that stores the level it read from (l, not l + 1) fails the check."""
+    graph = GRAPHS["grid-37x29"]()
+    levels = broken_probe_levels(
+        monkeypatch, load(), "a.levels[u] = (level_t)(l + 1);", "a.levels[u] = (level_t)l;",
+        lambda given, g: make(given, device, g, [0]), graph)
+    assert not np.array_equal(levels, scipy_levels(graph, 0))
+
+
+def test_the_barriers_alone_are_no_search(device):
+    graph = GRAPHS["grid-37x29"]()
+    probe = make(load(), device, graph, [0], visit=False)
+    try:
+        levels, _ = probe.run(0)
+    finally:
+        probe.close()
+    assert np.count_nonzero(levels >= 0) == 1  # the source alone
+
+
+def test_the_script(tmp_path, capsys):
+    graph = Path(__file__).resolve().parent / "data" / "example.gr"
+    code = load().main(["--backend", "cpu", "--files", str(graph), "--sources", "2",
+                        "--repeats", "1", "--steps", "push_pull", "--out", str(tmp_path)])
+    assert code == 0, capsys.readouterr().err
+    results = json.loads((tmp_path / "results.json").read_text())
+    (entry,) = results["graphs"]
+    assert [r["label"] for r in entry["rungs"]] == ["given frontiers", "push_pull"]
+    assert entry["barriers_alone"]["us_per_level"] > 0
+    # The grid is step 6's, unless --blocks says otherwise.
+    assert entry["rungs"][0]["options"]["blocks"] == entry["blocks"] > 1
+    code = load().main(["--backend", "cpu", "--files", str(graph), "--sources", "1",
+                        "--repeats", "1", "--steps", "", "--blocks", "1",
+                        "--out", str(tmp_path / "one")])
+    assert code == 0, capsys.readouterr().err
+    (entry,) = json.loads((tmp_path / "one" / "results.json").read_text())["graphs"]
+    assert entry["blocks"] == 1
+    assert load().main(["--backend", "cpu", "--files", str(graph), "--blocks", "0",
+                        "--out", str(tmp_path)]) == 1
+    assert "--blocks must be at least 1" in capsys.readouterr().err
+    assert "The grid barriers alone" in (tmp_path / "table.md").read_text()
+
+
+@pytest.mark.gpu
+def test_gpu_levels_and_parents(gpu):
+    for log_lanes in (0, 3):
+        check(gpu, GRAPHS["grid-37x29"](), log_lanes)
+
+
+SOURCE = (ROOT / "benchmarks" / "given_frontiers.hip").read_text()
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_compiles_with_nvrtc(arch, nvrtc):
+    assert cuda_backend.compile_for_arch(SOURCE, arch, "given_frontiers.hip",
+                                         headers=kernel_headers(), defines={"LOG_LANES": 3})
+
+
+@pytest.mark.parametrize("arch", ["gfx90a", "gfx1030"])
+def test_compiles_with_hiprtc(arch, hiprtc):
+    assert hip_backend.compile_for_arch(SOURCE, arch, "given_frontiers.hip",
+                                        headers=kernel_headers(), defines={"LOG_LANES": 3})
