@@ -36,7 +36,7 @@ from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 
 from ladder import (Probe, add_probe_arguments, check_probe, markdown, probe_setup,  # noqa: E402
-                    reference_runs, rung_rows, time_rungs, write_run)
+                    reference_runs, rung_rows, time_rungs, timed_search, write_run)
 
 SOURCE = (ROOT / "benchmarks" / "given_frontiers.hip").read_text()
 
@@ -131,14 +131,7 @@ def time_barriers(device, probe, sources: list[int], repeats: int) -> list[list[
     begin, end = device.event(), device.event()
     times = []
     for _ in range(repeats):
-        times.append([])
-        for source in sources:
-            device.synchronize()
-            begin.record(probe.stream)
-            probe.search(source)
-            end.record(probe.stream)
-            end.synchronize()
-            times[-1].append(begin.elapsed_ms(end))
+        times.append([timed_search(device, probe, source, begin, end) for source in sources])
         probe.results()  # the barrier's state: raises if it gave up
     return times
 
@@ -182,13 +175,13 @@ def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = 
 
 
 def table(graph: dict, repeats: int) -> str:
+    """The rungs' table (ladder.markdown) with the barriers alone as a last row."""
     alone = graph["barriers_alone"]
     low, high = alone["spread_ms"]
     return (markdown(graph, repeats)
-            + f"\nGiven frontiers on a grid of {graph['blocks']} blocks of {BLOCK_SIZE} threads."
-            + f" The grid barriers alone, one a level (not in turns; after the rungs): "
-              f"{alone['median_ms']:.4f} ms ({low:.4f}-{high:.4f}), "
-              f"{alone['us_per_level']:.2f} µs a level.\n")
+            + f"| the grid barriers alone (after the rungs, not in turns) | {alone['median_ms']:.4f} "
+              f"| {low:.4f}-{high:.4f} | {alone['us_per_level']:.2f} | | | |\n"
+            + f"\nGiven frontiers on a grid of {graph['blocks']} blocks of {BLOCK_SIZE} threads.\n")
 
 
 def main(argv=None) -> int:

@@ -67,6 +67,17 @@ def parse_rung(text: str) -> dict:
     return {"label": label, "variant": variant, "options": options}
 
 
+def timed_search(device, step, source: int, begin, end) -> float:
+    """Milliseconds of one ``step.search(source)`` on the step's stream, between the
+    events ``begin`` and ``end``, with the device idle before it."""
+    device.synchronize()
+    begin.record(step.stream)
+    step.search(source)
+    end.record(step.stream)
+    end.synchronize()
+    return begin.elapsed_ms(end)
+
+
 def time_rungs(device, steps: list, sources: list[int], expected: list[np.ndarray],
                repeats: int) -> list[list[list[float]]]:
     """Milliseconds of each search: ``times[rung][repeat][source]``."""
@@ -78,12 +89,7 @@ def time_rungs(device, steps: list, sources: list[int], expected: list[np.ndarra
             # The rungs in a different order each time: none always goes first.
             for k in ((i + turn) % len(steps) for i in range(len(steps))):
                 step = steps[k]
-                device.synchronize()
-                begin.record(step.stream)
-                step.search(source)
-                end.record(step.stream)
-                end.synchronize()
-                times[k][repeat].append(begin.elapsed_ms(end))
+                times[k][repeat].append(timed_search(device, step, source, begin, end))
                 got, _ = step.results()  # not timed
                 if not np.array_equal(got, levels):
                     wrong = int(np.count_nonzero(got != levels))

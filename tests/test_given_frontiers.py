@@ -94,7 +94,8 @@ def test_the_script(tmp_path, capsys):
     assert load().main(["--backend", "cpu", "--files", str(graph), "--blocks", "0",
                         "--out", str(tmp_path)]) == 1
     assert "--blocks must be at least 1" in capsys.readouterr().err
-    assert "The grid barriers alone" in (tmp_path / "table.md").read_text()
+    assert "| the grid barriers alone (after the rungs, not in turns) |" in (
+        tmp_path / "table.md").read_text()
 
 
 @pytest.mark.gpu
