@@ -32,7 +32,7 @@ from rodinia_bfs.kernels import kernel_headers  # noqa: E402
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 
-from given_frontiers import BLOCK_SIZE, GivenFrontiers  # noqa: E402
+from given_frontiers import BLOCK_SIZE, GivenFrontiers, grid_blocks  # noqa: E402
 from ladder import (Probe, add_probe_arguments, check_probe, markdown, probe_setup,  # noqa: E402
                     reference_runs, rung_rows, time_rungs, write_run)
 
@@ -63,11 +63,7 @@ class BitmapFrontiers(Probe):
         self.kernel = module.get_function("bitmap_frontiers")
         n = graph.num_vertices
         self.words = max(-(-n // 32), 1)
-        self.blocks = device.cooperative_grid(self.kernel, block_size)
-        if blocks is not None:
-            if blocks < 1:
-                raise RodiniaBFSError(f"bitmap frontiers: blocks must be at least 1, got {blocks}")
-            self.blocks = min(self.blocks, blocks)
+        self.blocks = grid_blocks(device, self.kernel, block_size, blocks)
         self._upload_graph()
         alloc = self._alloc
         self.levels, self.parents = alloc(4 * max(n, 1)), alloc(4 * max(n, 1))

@@ -16,6 +16,9 @@
 #ifndef LOG_LANES
 #error "compile with -DLOG_LANES=<log2 of the most threads that share one frontier vertex's list>"
 #endif
+#ifndef LOCAL_ENTRIES
+#error "compile with -DLOCAL_ENTRIES=<entries of a block's queue in shared memory (built_frontiers)>"
+#endif
 
 // [given-args-begin]
 struct GivenArgs {
@@ -60,3 +63,74 @@ extern "C" __global__ void given_frontiers(const GivenArgs a)
     }
 }
 // [given-kernel-end]
+
+// [built-args-begin]
+struct BuiltArgs {
+    const edge_t* offsets;
+    const vertex_t* edges;
+    vertex_t* queue;          // every level's frontier after the last: the source first
+    bfs_u32* counts;          // entries appended at level l: counts[l % 3]; [3] levels, [4] 1: runaway
+    level_t* levels;          // -1 but the source's
+    vertex_t* parents;
+    bfs_u32* visited;         // the source's bit alone
+    GridBarrier* barrier;
+    vertex_t n;
+};
+// [built-args-end]
+
+// [built-kernel-begin]
+// The same levels, each frontier built by the level before it as a textbook queue: a
+// block appends what it claims to a queue in its shared memory, takes room in the global
+// queue with one atomicAdd and copies its entries there before the barrier; after it,
+// the level's count says where the next frontier ends. (A count of its own a level, of
+// three in turn: a block that has crossed may add to the next level's count while a
+// slower one still reads this level's.) What this costs over given_frontiers is what
+// building a frontier costs at the least.
+extern "C" __global__ void built_frontiers(const BuiltArgs a)
+{
+    __shared__ vertex_t local[LOCAL_ENTRIES];
+    __shared__ bfs_u32 local_count, base;
+    const bfs_u32 threads = gridDim.x * blockDim.x;
+    const bfs_u32 me = blockIdx.x * blockDim.x + threadIdx.x;
+    bfs_u32 first = 0, end = 1;  // this level's frontier: queue[first] .. queue[end - 1]
+    bfs_u32 l = 0;
+    for (; first < end; l++) {
+        if (l >= (bfs_u32)a.n) {  // a level per vertex at most: a bug
+            if (blockIdx.x == 0 && threadIdx.x == 0) a.counts[4] = 1;
+            break;
+        }
+        bfs_u32* added = &a.counts[l % 3];
+        if (threadIdx.x == 0) local_count = 0;
+        // Read at the start of level l - 1 (two crossings ago), added to at level l + 1.
+        if (blockIdx.x == 0 && threadIdx.x == 0) a.counts[(l + 1) % 3] = 0;
+        __syncthreads();
+        const bfs_u32 count = end - first;
+        bfs_u32 k = 0;
+        while (k < LOG_LANES && (count << (k + 1)) <= threads) k++;
+        for (bfs_u32 t = me; t < (count << k); t += threads) {
+            const vertex_t v = (vertex_t)load_fresh((const bfs_u32*)&a.queue[first + (t >> k)]);
+            const edge_t list_end = a.offsets[v + 1];
+            for (edge_t e = a.offsets[v] + (t & ((1u << k) - 1)); e < list_end; e += (edge_t)1 << k) {
+                const vertex_t u = a.edges[e];
+                const bfs_u32 before = atomicOr(&a.visited[(bfs_u32)u >> BITMAP_WORD_SHIFT],
+                                                bitmap_bit(u));
+                if (before & bitmap_bit(u)) continue;  // claimed already
+                a.levels[u] = (level_t)(l + 1);
+                a.parents[u] = v;
+                const bfs_u32 slot = atomicAdd(&local_count, 1u);
+                if (slot < LOCAL_ENTRIES) local[slot] = u;
+                else a.queue[end + atomicAdd(added, 1u)] = u;  // the block's queue is full
+            }
+        }
+        __syncthreads();
+        const bfs_u32 mine = local_count < LOCAL_ENTRIES ? local_count : LOCAL_ENTRIES;
+        if (threadIdx.x == 0 && mine > 0) base = end + atomicAdd(added, mine);
+        __syncthreads();
+        for (bfs_u32 i = threadIdx.x; i < mine; i += blockDim.x) a.queue[base + i] = local[i];
+        if (!grid_sync(a.barrier)) return;  // the host reports a barrier that gave up
+        first = end;
+        end += load_fresh(added);
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) a.counts[3] = l;
+}
+// [built-kernel-end]

@@ -1,19 +1,24 @@
 """A floor for a level of steps 6 and 7: a top-down BFS that is given every level's
-frontier (from the CPU reference) instead of building it, timed against the steps.
+frontier (from the CPU reference) instead of building it, and the same BFS building
+each frontier as a textbook queue, timed against the steps.
 
     python benchmarks/given_frontiers.py --suite large --graphs delaunay-20 \\
         --files delaunay-24.npz --sources 8 --repeats 3 --backend cuda --out DIR
 
-The kernel is ``benchmarks/given_frontiers.hip``: a level reads its frontier vertices,
-their lists and edges, claims each target by its bit and stores the winner's level and
-parent, then crosses one grid barrier; it appends nothing to a queue and counts nothing.
-Whatever a step does beyond that is what its level costs over this one. The rung is
-set up with the steps named by ``--steps`` and timed from every source in turns, as
-``benchmarks/ladder.py`` times its rungs; its levels are checked against the reference
-and its parents by Graph500's rules (a claim that went wrong leaves a vertex a wrong
-level). The same kernel with the visits left out, its grid barriers alone (one a level),
-is timed from the same sources after the rungs, and reported beside them.
-``--out DIR`` receives ``results.json``, ``table.md`` and ``command.txt``.
+The kernels are in ``benchmarks/given_frontiers.hip``. ``given_frontiers``: a level
+reads its frontier vertices, their lists and edges, claims each target by its bit and
+stores the winner's level and parent, then crosses one grid barrier; it appends nothing
+to a queue and counts nothing. Whatever a step does beyond that is what its level costs
+over this one. ``built_frontiers``: the same levels, each block appending what it claims
+to a queue in shared memory and copying it into the global queue, at room taken with one
+atomicAdd, before the barrier. Both rungs run on the grid of the first of ``--steps``
+that has one (step 6's), or ``--blocks``, and are timed with the steps from every source
+in turns, as ``benchmarks/ladder.py`` times its rungs; their levels are checked against
+the reference and their parents by Graph500's rules (a claim that went wrong leaves a
+vertex a wrong level). ``given_frontiers`` with the visits left out, its grid barriers
+alone (one a level), is timed from the same sources after the rungs, and reported as the
+table's last row. ``--out DIR`` receives ``results.json``, ``table.md`` and
+``command.txt``.
 """
 
 from __future__ import annotations
@@ -40,9 +45,11 @@ from ladder import (Probe, add_probe_arguments, check_probe, markdown, probe_set
 
 SOURCE = (ROOT / "benchmarks" / "given_frontiers.hip").read_text()
 
-#: Threads of a block (step 6's), and log2 of the most threads that share a list.
+#: Threads of a block (step 6's), log2 of the most threads that share a list, and the
+#: entries of a block's queue in shared memory (built_frontiers).
 BLOCK_SIZE = 512
 LOG_LANES = 3
+LOCAL_ENTRIES = 2048
 
 
 class GivenArgs(ctypes.Structure):
@@ -65,6 +72,17 @@ def frontiers(levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return order, starts
 
 
+def grid_blocks(device, kernel, block_size: int, blocks: int | None) -> int:
+    """As many blocks as can be resident, or ``blocks`` where fewer: a grid barrier's
+    crossing costs more the more blocks arrive at it."""
+    most = device.cooperative_grid(kernel, block_size)
+    if blocks is None:
+        return most
+    if blocks < 1:
+        raise RodiniaBFSError(f"blocks must be at least 1, got {blocks}")
+    return min(most, blocks)
+
+
 class GivenFrontiers(Probe):
     """The kernel on one graph, with the frontiers of ``sources`` (the CPU reference's)
     on the device: ``search(source)`` and ``results()`` as a step has them; ``visit=False``
@@ -78,7 +96,7 @@ class GivenFrontiers(Probe):
         self.device, self.graph = device, graph
         self.stream = device.stream()
         module = device.compile(SOURCE, "given_frontiers.hip", headers=kernel_headers(),
-                                defines={"LOG_LANES": log_lanes})
+                                defines={"LOG_LANES": log_lanes, "LOCAL_ENTRIES": LOCAL_ENTRIES})
         self.kernel = module.get_function("given_frontiers")
         n = graph.num_vertices
         self._upload_graph()
@@ -87,13 +105,7 @@ class GivenFrontiers(Probe):
         self.visited = alloc(4 * max(-(-n // 32), 1))
         self.barrier = alloc(GRID_BARRIER_BYTES)
         device.memset(self.barrier, 0)
-        # As many blocks as can be resident, or ``blocks`` where fewer: a grid barrier's
-        # crossing costs more the more blocks arrive at it.
-        self.blocks = device.cooperative_grid(self.kernel, block_size)
-        if blocks is not None:
-            if blocks < 1:
-                raise RodiniaBFSError(f"given frontiers: blocks must be at least 1, got {blocks}")
-            self.blocks = min(self.blocks, blocks)
+        self.blocks = grid_blocks(device, self.kernel, block_size, blocks)
         self.launches = {}
         for source, levels in zip(sources, expected):
             order, starts = frontiers(levels)
@@ -126,6 +138,69 @@ class GivenFrontiers(Probe):
         return self._levels_and_parents()
 
 
+class BuiltArgs(ctypes.Structure):
+    """``struct BuiltArgs`` of given_frontiers.hip, passed by value."""
+
+    _fields_ = [("offsets", ctypes.c_uint64), ("edges", ctypes.c_uint64),
+                ("queue", ctypes.c_uint64), ("counts", ctypes.c_uint64),
+                ("levels", ctypes.c_uint64), ("parents", ctypes.c_uint64),
+                ("visited", ctypes.c_uint64), ("barrier", ctypes.c_uint64), ("n", ctypes.c_int32)]
+
+
+class BuiltFrontiers(Probe):
+    """``built_frontiers``: the same levels, each frontier built by the level before as a
+    textbook queue (a block's entries in shared memory, room in the global queue from one
+    atomicAdd, copied there before the barrier). A real BFS, checked as a step."""
+
+    name = "built frontiers"
+
+    def __init__(self, device, graph, block_size: int = BLOCK_SIZE, log_lanes: int = LOG_LANES,
+                 local_entries: int = LOCAL_ENTRIES, blocks: int | None = None):
+        self.device, self.graph = device, graph
+        self.stream = device.stream()
+        module = device.compile(SOURCE, "given_frontiers.hip", headers=kernel_headers(),
+                                defines={"LOG_LANES": log_lanes, "LOCAL_ENTRIES": local_entries})
+        self.kernel = module.get_function("built_frontiers")
+        n = graph.num_vertices
+        self._upload_graph()
+        alloc = self._alloc
+        self.levels, self.parents = alloc(4 * max(n, 1)), alloc(4 * max(n, 1))
+        self.queue, self.counts = alloc(4 * max(n, 1)), alloc(5 * 4)
+        self.visited = alloc(4 * max(-(-n // 32), 1))
+        self.barrier = alloc(GRID_BARRIER_BYTES)
+        device.memset(self.barrier, 0)
+        self.blocks = grid_blocks(device, self.kernel, block_size, blocks)
+        args = BuiltArgs(self.offsets.ptr, self.edges.ptr, self.queue.ptr, self.counts.ptr,
+                         self.levels.ptr, self.parents.ptr, self.visited.ptr, self.barrier.ptr, n)
+        self.launch = device.prepare_launch(self.kernel, self.blocks, block_size, [args],
+                                            cooperative=True)
+        # The source's level, parent and visited word (the parent is the queue's entry).
+        self.start = device.host_malloc(3, np.int32)
+
+    def search(self, source: int) -> None:
+        dev, s, start = self.device, self.stream, self.start
+        dev.memset(self.levels, 0xFF, stream=s)
+        dev.memset(self.parents, 0xFF, stream=s)
+        dev.memset(self.visited, 0, stream=s)
+        dev.memset(self.counts, 0, stream=s)
+        start[:2] = (0, source)  # level 0, its own parent
+        start.view(np.uint32)[2] = 1 << (source % 32)
+        dev.memcpy_htod_async(self.levels.view(4 * source, 4), start[0:1], s)
+        dev.memcpy_htod_async(self.parents.view(4 * source, 4), start[1:2], s)
+        dev.memcpy_htod_async(self.visited.view(4 * (source // 32), 4), start[2:3], s)
+        dev.memcpy_htod_async(self.queue.view(0, 4), start[1:2], s)
+        self.launch(s)
+
+    def results(self):
+        self.stream.synchronize()
+        self.device.check_grid_barrier(self.barrier, self.kernel.name)
+        counts = self.device.from_device(self.counts, 5, np.uint32)
+        if counts[4]:
+            raise DeviceError("built frontiers: more levels than the graph has vertices")
+        self.last_levels = int(counts[3])
+        return self._levels_and_parents()
+
+
 def time_barriers(device, probe, sources: list[int], repeats: int) -> list[list[float]]:
     """Milliseconds of the barriers alone from each source: ``times[repeat][source]``."""
     begin, end = device.event(), device.event()
@@ -149,12 +224,15 @@ def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = 
         if blocks is None:
             blocks = next((r.grid for r in runners if isinstance(getattr(r, "grid", None), int)),
                           None)
-        runners.insert(0, GivenFrontiers(device, graph, sources, expected, blocks=blocks))
-        rungs.insert(0, {"label": "given frontiers", "variant": "given_frontiers",
-                         "options": {"blocks": runners[0].blocks}})
+        probes = [GivenFrontiers(device, graph, sources, expected, blocks=blocks)]
+        probes.append(BuiltFrontiers(device, graph, blocks=blocks))
+        runners[:0] = probes
+        rungs[:0] = [{"label": p.name, "variant": p.name.replace(" ", "_"),
+                      "options": {"blocks": p.blocks}} for p in probes]
         for runner in runners:
             runner.run(sources[0])  # warm-up
-        check_probe(runners[0], "given frontiers", graph, sources, expected)
+        for probe in probes:
+            check_probe(probe, probe.name, graph, sources, expected)
         times = time_rungs(device, runners, sources, expected, repeats)
         barriers = GivenFrontiers(device, graph, sources, expected, visit=False, blocks=blocks)
         barriers.run(sources[0])  # warm-up

@@ -1,8 +1,9 @@
 """benchmarks/given_frontiers.py and given_frontiers.hip (the floor of a top-down level,
 issue 26) on the emulator at warp 32 and 64: exact levels and valid parents from the
-reference's frontiers, with one thread or several a list; a kernel whose claim goes
-wrong is caught; the barriers alone leave no BFS; the script writes its tables. The GPU
-test runs where a GPU is visible."""
+reference's frontiers, with one thread or several a list, and from frontiers built as a
+queue (its blocks' queues overflowing too); a kernel whose claim goes wrong is caught;
+the barriers alone leave no BFS; the script writes its tables. The GPU test runs where a
+GPU is visible."""
 
 import json
 from pathlib import Path
@@ -38,6 +39,41 @@ def check(device, graph, log_lanes):
             check_parents(graph, source, levels, parents)
     finally:
         probe.close()
+
+
+def check_built(device, graph, local_entries, blocks=None):
+    probe = load().BuiltFrontiers(device, graph, block_size=64, local_entries=local_entries,
+                                  blocks=blocks)
+    try:
+        for source in sources_of(graph):
+            levels, parents = probe.run(source)
+            expected = scipy_levels(graph, source)
+            np.testing.assert_array_equal(levels, expected)
+            check_parents(graph, source, levels, parents)
+            assert probe.last_levels == expected.max() + 1
+    finally:
+        probe.close()
+
+
+@pytest.mark.parametrize("name, local_entries, blocks", [
+    ("grid-37x29", 64, None), ("awkward", 4, None), ("graphgen-3001", 2, 2),
+    ("kronecker-10", 16, 3), ("hubs-40x40", 64, 1)])
+def test_built_frontiers(device, name, local_entries, blocks):
+    """The queue built level by level: blocks' queues of 64 entries, or so few (2 to 16)
+    that what a block claims overflows into the global queue, on grids of 1 to 3 blocks
+    too (a block's threads then take several vertices each)."""
+    check_built(device, GRAPHS[name](), local_entries, blocks)
+
+
+def test_a_lost_entry_is_caught(device, monkeypatch):
+    """A level that reads one entry fewer of the next frontier than were appended loses
+    a vertex (the next level's entries then take its place)."""
+    graph = GRAPHS["grid-37x29"]()
+    levels = broken_probe_levels(
+        monkeypatch, load(), "end += load_fresh(added);",
+        "end += load_fresh(added) > 1 ? load_fresh(added) - 1 : load_fresh(added);",
+        lambda given, g: given.BuiltFrontiers(device, g, block_size=64), graph)
+    assert not np.array_equal(levels, scipy_levels(graph, 0))
 
 
 @pytest.mark.parametrize("name, log_lanes", [
@@ -81,10 +117,12 @@ def test_the_script(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     results = json.loads((tmp_path / "results.json").read_text())
     (entry,) = results["graphs"]
-    assert [r["label"] for r in entry["rungs"]] == ["given frontiers", "push_pull"]
+    assert [r["label"] for r in entry["rungs"]] == ["given frontiers", "built frontiers",
+                                                    "push_pull"]
     assert entry["barriers_alone"]["us_per_level"] > 0
     # The grid is step 6's, unless --blocks says otherwise.
     assert entry["rungs"][0]["options"]["blocks"] == entry["blocks"] > 1
+    assert entry["rungs"][1]["options"]["blocks"] == entry["blocks"]
     code = load().main(["--backend", "cpu", "--files", str(graph), "--sources", "1",
                         "--repeats", "1", "--steps", "", "--blocks", "1",
                         "--out", str(tmp_path / "one")])
@@ -102,6 +140,8 @@ def test_the_script(tmp_path, capsys):
 def test_gpu_levels_and_parents(gpu):
     for log_lanes in (0, 3):
         check(gpu, GRAPHS["grid-37x29"](), log_lanes)
+    check_built(gpu, GRAPHS["grid-37x29"](), 2048)
+    check_built(gpu, GRAPHS["graphgen-3001"](), 4)
 
 
 SOURCE = (ROOT / "benchmarks" / "given_frontiers.hip").read_text()
@@ -110,10 +150,10 @@ SOURCE = (ROOT / "benchmarks" / "given_frontiers.hip").read_text()
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
 def test_compiles_with_nvrtc(arch, nvrtc):
     assert cuda_backend.compile_for_arch(SOURCE, arch, "given_frontiers.hip",
-                                         headers=kernel_headers(), defines={"LOG_LANES": 3})
+                                         headers=kernel_headers(), defines={"LOG_LANES": 3, "LOCAL_ENTRIES": 2048})
 
 
 @pytest.mark.parametrize("arch", ["gfx90a", "gfx1030"])
 def test_compiles_with_hiprtc(arch, hiprtc):
     assert hip_backend.compile_for_arch(SOURCE, arch, "given_frontiers.hip",
-                                        headers=kernel_headers(), defines={"LOG_LANES": 3})
+                                        headers=kernel_headers(), defines={"LOG_LANES": 3, "LOCAL_ENTRIES": 2048})
