@@ -10,6 +10,9 @@
 // and parent; then one grid barrier. Nothing is appended to a queue, counted or handed
 // on. The levels and parents it leaves are a BFS's only if every claim of every level
 // went right, so the probe checks them as a step's.
+//
+// built_frontiers, below, makes the same visits and builds each next frontier as a
+// textbook queue: what it costs over given_frontiers is what building a frontier costs.
 #include "bfs_common.h"
 #include "bitmap.h"
 
@@ -35,6 +38,34 @@ struct GivenArgs {
 };
 // [given-args-end]
 
+// [given-visit-begin]
+// Part `part` of 2^k of frontier vertex v's list (every 2^k-th edge): claim each target
+// by its bit; the winner stores its level and parent, and hands it to won(u).
+template <typename Args, typename Won>
+__device__ inline void visit_part(const Args& a, vertex_t v, bfs_u32 part, bfs_u32 k,
+                                  bfs_u32 next_level, Won won)
+{
+    const edge_t end = a.offsets[v + 1];
+    for (edge_t e = a.offsets[v] + part; e < end; e += (edge_t)1 << k) {
+        const vertex_t u = a.edges[e];
+        const bfs_u32 before = atomicOr(&a.visited[(bfs_u32)u >> BITMAP_WORD_SHIFT], bitmap_bit(u));
+        if (before & bitmap_bit(u)) continue;  // claimed already
+        a.levels[u] = (level_t)next_level;
+        a.parents[u] = v;
+        won(u);
+    }
+}
+
+// 2^k neighbouring threads per vertex while the grid has threads to spare (as step 6
+// shares a short queue out), at most 2^LOG_LANES.
+__device__ inline bfs_u32 lanes_log(bfs_u32 count, bfs_u32 threads)
+{
+    bfs_u32 k = 0;
+    while (k < LOG_LANES && (count << (k + 1)) <= threads) k++;
+    return k;
+}
+// [given-visit-end]
+
 // [given-kernel-begin]
 extern "C" __global__ void given_frontiers(const GivenArgs a)
 {
@@ -43,22 +74,9 @@ extern "C" __global__ void given_frontiers(const GivenArgs a)
     for (bfs_u32 l = 0; l + 1 < a.depth; l++) {
         const bfs_u32 first = a.starts[l];
         const bfs_u32 count = a.visit ? a.starts[l + 1] - first : 0;
-        // 2^k neighbouring threads per vertex while the grid has threads to spare (as
-        // step 6 shares a short queue out), at most 2^LOG_LANES.
-        bfs_u32 k = 0;
-        while (k < LOG_LANES && (count << (k + 1)) <= threads) k++;
-        for (bfs_u32 t = me; t < (count << k); t += threads) {
-            const vertex_t v = a.order[first + (t >> k)];
-            const edge_t end = a.offsets[v + 1];
-            for (edge_t e = a.offsets[v] + (t & ((1u << k) - 1)); e < end; e += (edge_t)1 << k) {
-                const vertex_t u = a.edges[e];
-                const bfs_u32 before = atomicOr(&a.visited[(bfs_u32)u >> BITMAP_WORD_SHIFT],
-                                                bitmap_bit(u));
-                if (before & bitmap_bit(u)) continue;  // claimed already
-                a.levels[u] = (level_t)(l + 1);
-                a.parents[u] = v;
-            }
-        }
+        const bfs_u32 k = lanes_log(count, threads);
+        for (bfs_u32 t = me; t < (count << k); t += threads)
+            visit_part(a, a.order[first + (t >> k)], t & ((1u << k) - 1), k, l + 1, [](vertex_t) {});
         if (!grid_sync(a.barrier)) return;  // the host reports a barrier that gave up
     }
 }
@@ -105,22 +123,15 @@ extern "C" __global__ void built_frontiers(const BuiltArgs a)
         if (blockIdx.x == 0 && threadIdx.x == 0) a.counts[(l + 1) % 3] = 0;
         __syncthreads();
         const bfs_u32 count = end - first;
-        bfs_u32 k = 0;
-        while (k < LOG_LANES && (count << (k + 1)) <= threads) k++;
+        const bfs_u32 k = lanes_log(count, threads);
         for (bfs_u32 t = me; t < (count << k); t += threads) {
+            // Written by other blocks before the barrier: read past this SM's cache.
             const vertex_t v = (vertex_t)load_fresh((const bfs_u32*)&a.queue[first + (t >> k)]);
-            const edge_t list_end = a.offsets[v + 1];
-            for (edge_t e = a.offsets[v] + (t & ((1u << k) - 1)); e < list_end; e += (edge_t)1 << k) {
-                const vertex_t u = a.edges[e];
-                const bfs_u32 before = atomicOr(&a.visited[(bfs_u32)u >> BITMAP_WORD_SHIFT],
-                                                bitmap_bit(u));
-                if (before & bitmap_bit(u)) continue;  // claimed already
-                a.levels[u] = (level_t)(l + 1);
-                a.parents[u] = v;
+            visit_part(a, v, t & ((1u << k) - 1), k, l + 1, [&](vertex_t u) {
                 const bfs_u32 slot = atomicAdd(&local_count, 1u);
                 if (slot < LOCAL_ENTRIES) local[slot] = u;
                 else a.queue[end + atomicAdd(added, 1u)] = u;  // the block's queue is full
-            }
+            });
         }
         __syncthreads();
         const bfs_u32 mine = local_count < LOCAL_ENTRIES ? local_count : LOCAL_ENTRIES;

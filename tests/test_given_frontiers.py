@@ -92,10 +92,10 @@ def test_frontiers_are_the_levels_in_order():
 
 
 def test_a_claim_that_goes_wrong_is_caught(device, monkeypatch):
-    """A winner that stores the level it read from (l, not l + 1) fails the check."""
+    """A winner that stores the level it was reached from (l, not l + 1) fails the check."""
     graph = GRAPHS["grid-37x29"]()
     levels = broken_probe_levels(
-        monkeypatch, load(), "a.levels[u] = (level_t)(l + 1);", "a.levels[u] = (level_t)l;",
+        monkeypatch, load(), "k, l + 1, [](vertex_t) {});", "k, l, [](vertex_t) {});",
         lambda given, g: make(given, device, g, [0]), graph)
     assert not np.array_equal(levels, scipy_levels(graph, 0))
 
