@@ -63,7 +63,7 @@ class GivenArgs(ctypes.Structure):
 
 
 def frontiers(levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The reached vertices sorted by level, and where each level's begin: ``(order,
+    """The reached vertices sorted by level, and where each level begins: ``(order,
     starts)``, level l being ``order[starts[l]:starts[l + 1]]``."""
     reached = np.flatnonzero(levels >= 0)
     order = reached[np.argsort(levels[reached], kind="stable")].astype(np.int32)

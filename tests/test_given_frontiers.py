@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rodinia_bfs.errors import RodiniaBFSError
 from rodinia_bfs.kernels import kernel_headers
 from rodinia_bfs.runtime import cuda_backend, hip_backend
 from rodinia_bfs.validate import check_parents
@@ -98,6 +99,16 @@ def test_a_claim_that_goes_wrong_is_caught(device, monkeypatch):
         monkeypatch, load(), "k, l + 1, [](vertex_t) {});", "k, l, [](vertex_t) {});",
         lambda given, g: make(given, device, g, [0]), graph)
     assert not np.array_equal(levels, scipy_levels(graph, 0))
+
+
+def test_a_source_without_frontiers_is_refused(device):
+    graph = GRAPHS["grid-37x29"]()
+    probe = make(load(), device, graph, [0])
+    try:
+        with pytest.raises(RodiniaBFSError, match="no frontiers from source 5"):
+            probe.search(5)
+    finally:
+        probe.close()
 
 
 def test_the_barriers_alone_are_no_search(device):
