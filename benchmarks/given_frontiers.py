@@ -211,7 +211,8 @@ def time_barriers(device, probe, sources: list[int], repeats: int) -> list[list[
     return times
 
 
-def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = None) -> dict:
+def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = None,
+                block_size: int = BLOCK_SIZE) -> dict:
     graph = spec.build(data)
     sources, expected, depths = reference_runs(graph, count)
     runners, rungs, barriers = [], [], None
@@ -224,17 +225,20 @@ def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = 
         if blocks is None:
             blocks = next((r.grid for r in runners if isinstance(getattr(r, "grid", None), int)),
                           None)
-        probes = [GivenFrontiers(device, graph, sources, expected, blocks=blocks)]
-        probes.append(BuiltFrontiers(device, graph, blocks=blocks))
+        probes = [GivenFrontiers(device, graph, sources, expected, blocks=blocks,
+                                 block_size=block_size),
+                  BuiltFrontiers(device, graph, blocks=blocks, block_size=block_size)]
         runners[:0] = probes
         rungs[:0] = [{"label": p.name, "variant": p.name.replace(" ", "_"),
-                      "options": {"blocks": p.blocks}} for p in probes]
+                      "options": {"blocks": p.blocks, "block_size": block_size}}
+                     for p in probes]
         for runner in runners:
             runner.run(sources[0])  # warm-up
         for probe in probes:
             check_probe(probe, probe.name, graph, sources, expected)
         times = time_rungs(device, runners, sources, expected, repeats)
-        barriers = GivenFrontiers(device, graph, sources, expected, visit=False, blocks=blocks)
+        barriers = GivenFrontiers(device, graph, sources, expected, visit=False, blocks=blocks,
+                                  block_size=block_size)
         barriers.run(sources[0])  # warm-up
         barrier_times = time_barriers(device, barriers, sources, repeats)
     finally:
@@ -245,6 +249,7 @@ def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = 
     return {"name": spec.name, "vertices": graph.num_vertices, "edges": graph.num_edges,
             "sources": sources, "levels": depths, "median_levels": float(np.median(depths)),
             "rungs": rows, "blocks": runners[0].blocks if runners else None,
+            "block_size": block_size,
             "barriers_alone": {"median_ms": statistics.median(t for r in barrier_times for t in r),
                                "spread_ms": [min(map(statistics.median, barrier_times)),
                                              max(map(statistics.median, barrier_times))],
@@ -259,11 +264,14 @@ def table(graph: dict, repeats: int) -> str:
     return (markdown(graph, repeats)
             + f"| the grid barriers alone (after the rungs, not in turns) | {alone['median_ms']:.4f} "
               f"| {low:.4f}-{high:.4f} | {alone['us_per_level']:.2f} | | | |\n"
-            + f"\nGiven frontiers on a grid of {graph['blocks']} blocks of {BLOCK_SIZE} threads.\n")
+            + f"\nGiven frontiers on a grid of {graph['blocks']} blocks of {graph['block_size']} "
+              f"threads.\n")
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--block-size", type=int, default=BLOCK_SIZE,
+                        help=f"threads of a block of the probes (default {BLOCK_SIZE}, step 6's)")
     parser.add_argument("--blocks", type=int,
                         help="blocks of its grid (default: the grid of the first of --steps)")
     add_probe_arguments(parser, "push_pull,adaptive")
@@ -271,11 +279,14 @@ def main(argv=None) -> int:
     try:
         if args.blocks is not None and args.blocks < 1:
             raise RodiniaBFSError(f"--blocks must be at least 1, got {args.blocks}")
+        if not 32 <= args.block_size <= 1024 or args.block_size % 32:
+            raise RodiniaBFSError(f"--block-size must be a multiple of 32 from 32 to 1024, "
+                                  f"got {args.block_size}")
         steps, specs, device = probe_setup(args)
         graphs = []
         for spec in specs:
             graphs.append(probe_graph(device, spec, args.data, steps, args.sources, args.repeats,
-                                      args.blocks))
+                                      args.blocks, args.block_size))
             print(table(graphs[-1], args.repeats), flush=True)
     except (RodiniaBFSError, DeviceError) as exc:
         print(f"given_frontiers: {exc}", file=sys.stderr)

@@ -135,11 +135,16 @@ def test_the_script(tmp_path, capsys):
     assert entry["rungs"][0]["options"]["blocks"] == entry["blocks"] > 1
     assert entry["rungs"][1]["options"]["blocks"] == entry["blocks"]
     code = load().main(["--backend", "cpu", "--files", str(graph), "--sources", "1",
-                        "--repeats", "1", "--steps", "", "--blocks", "1",
+                        "--repeats", "1", "--steps", "", "--blocks", "1", "--block-size", "64",
                         "--out", str(tmp_path / "one")])
     assert code == 0, capsys.readouterr().err
     (entry,) = json.loads((tmp_path / "one" / "results.json").read_text())["graphs"]
-    assert entry["blocks"] == 1
+    assert entry["blocks"] == 1 and entry["block_size"] == 64
+    assert entry["rungs"][1]["options"] == {"blocks": 1, "block_size": 64}
+    assert "a grid of 1 blocks of 64 threads" in (tmp_path / "one" / "table.md").read_text()
+    assert load().main(["--backend", "cpu", "--files", str(graph), "--block-size", "100",
+                        "--out", str(tmp_path)]) == 1
+    assert "--block-size must be a multiple of 32" in capsys.readouterr().err
     assert load().main(["--backend", "cpu", "--files", str(graph), "--blocks", "0",
                         "--out", str(tmp_path)]) == 1
     assert "--blocks must be at least 1" in capsys.readouterr().err
