@@ -29,11 +29,10 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError  # noqa: E402
 from rodinia_bfs.kernels import kernel_headers  # noqa: E402
-from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 
-from given_frontiers import BLOCK_SIZE, GivenFrontiers, grid_blocks  # noqa: E402
-from ladder import (Probe, add_probe_arguments, check_probe, markdown, probe_setup,  # noqa: E402
+from given_frontiers import BLOCK_SIZE, GivenFrontiers, SourceSearch, grid_blocks  # noqa: E402
+from ladder import (add_probe_arguments, check_probe, markdown, probe_setup,  # noqa: E402
                     reference_runs, rung_rows, time_rungs, write_run)
 
 SOURCE = (ROOT / "benchmarks" / "bitmap_frontiers.hip").read_text()
@@ -49,7 +48,7 @@ class BitmapArgs(ctypes.Structure):
                 ("barrier", ctypes.c_uint64), ("words", ctypes.c_uint32), ("n", ctypes.c_int32)]
 
 
-class BitmapFrontiers(Probe):
+class BitmapFrontiers(SourceSearch):
     """The kernel on one graph: ``search(source)`` and ``results()`` as a step has them."""
 
     name = "bitmap frontiers"
@@ -65,31 +64,23 @@ class BitmapFrontiers(Probe):
         self.words = max(-(-n // 32), 1)
         self.blocks = grid_blocks(device, self.kernel, block_size, blocks)
         self._upload_graph()
+        self._search_buffers()
         alloc = self._alloc
-        self.levels, self.parents = alloc(4 * max(n, 1)), alloc(4 * max(n, 1))
-        self.visited, self.frontiers = alloc(4 * self.words), alloc(2 * 4 * self.words)
+        self.frontiers = alloc(2 * 4 * self.words)
         self.found, self.status = alloc(2 * 4 * self.blocks), alloc(2 * 4)
-        self.barrier = alloc(GRID_BARRIER_BYTES)
-        device.memset(self.barrier, 0)
         args = BitmapArgs(self.offsets.ptr, self.edges.ptr, self.levels.ptr, self.parents.ptr,
                           self.visited.ptr, self.frontiers.ptr, self.found.ptr, self.status.ptr,
                           self.barrier.ptr, self.words, n)
         self.launch = device.prepare_launch(self.kernel, self.blocks, block_size, [args],
                                             cooperative=True)
-        self.start = device.host_malloc(3, np.int32)  # the source's level, parent and word
 
     def search(self, source: int) -> None:
         dev, s = self.device, self.stream
-        for buf, value in ((self.levels, 0xFF), (self.parents, 0xFF), (self.visited, 0),
-                           (self.frontiers, 0), (self.status, 0)):
-            dev.memset(buf, value, stream=s)
-        self.start[:2] = (0, source)
-        self.start.view(np.uint32)[2] = 1 << (source % 32)
-        word = 4 * (source // 32)
-        dev.memcpy_htod_async(self.levels.view(4 * source, 4), self.start[0:1], s)
-        dev.memcpy_htod_async(self.parents.view(4 * source, 4), self.start[1:2], s)
-        dev.memcpy_htod_async(self.visited.view(word, 4), self.start[2:3], s)
-        dev.memcpy_htod_async(self.frontiers.view(word, 4), self.start[2:3], s)
+        self._start(source)
+        dev.memset(self.frontiers, 0, stream=s)
+        dev.memset(self.status, 0, stream=s)
+        # The first frontier is the source: its visited word (start[2]).
+        dev.memcpy_htod_async(self.frontiers.view(4 * (source // 32), 4), self.start[2:3], s)
         self.launch(s)
 
     def results(self):

@@ -83,7 +83,35 @@ def grid_blocks(device, kernel, block_size: int, blocks: int | None) -> int:
     return min(most, blocks)
 
 
-class GivenFrontiers(Probe):
+class SourceSearch(Probe):
+    """What the three probes here and in bitmap_frontiers.py share: a search's levels,
+    parents, visited bitmap and grid barrier, and its start from one source."""
+
+    def _search_buffers(self) -> None:
+        """Levels, parents, the visited bitmap and the grid barrier, after the graph's
+        arrays; a pinned word each for the source's level, parent and visited word."""
+        n = self.graph.num_vertices
+        self.levels, self.parents = self._alloc(4 * max(n, 1)), self._alloc(4 * max(n, 1))
+        self.visited = self._alloc(4 * max(-(-n // 32), 1))
+        self.barrier = self._alloc(GRID_BARRIER_BYTES)
+        self.device.memset(self.barrier, 0)
+        self.start = self.device.host_malloc(3, np.int32)
+
+    def _start(self, source: int) -> None:
+        """On the probe's stream: every level and parent -1 and no vertex visited, then
+        the source at level 0, its own parent, its bit set (``start[2]``, its word)."""
+        dev, s, start = self.device, self.stream, self.start
+        dev.memset(self.levels, 0xFF, stream=s)
+        dev.memset(self.parents, 0xFF, stream=s)
+        dev.memset(self.visited, 0, stream=s)
+        start[:2] = (0, source)
+        start.view(np.uint32)[2] = 1 << (source % 32)
+        dev.memcpy_htod_async(self.levels.view(4 * source, 4), start[0:1], s)
+        dev.memcpy_htod_async(self.parents.view(4 * source, 4), start[1:2], s)
+        dev.memcpy_htod_async(self.visited.view(4 * (source // 32), 4), start[2:3], s)
+
+
+class GivenFrontiers(SourceSearch):
     """The kernel on one graph, with the frontiers of ``sources`` (the CPU reference's)
     on the device: ``search(source)`` and ``results()`` as a step has them; ``visit=False``
     gives the grid barriers alone (its results are no BFS)."""
@@ -98,13 +126,8 @@ class GivenFrontiers(Probe):
         module = device.compile(SOURCE, "given_frontiers.hip", headers=kernel_headers(),
                                 defines={"LOG_LANES": log_lanes, "LOCAL_ENTRIES": LOCAL_ENTRIES})
         self.kernel = module.get_function("given_frontiers")
-        n = graph.num_vertices
         self._upload_graph()
-        alloc = self._alloc
-        self.levels, self.parents = alloc(4 * max(n, 1)), alloc(4 * max(n, 1))
-        self.visited = alloc(4 * max(-(-n // 32), 1))
-        self.barrier = alloc(GRID_BARRIER_BYTES)
-        device.memset(self.barrier, 0)
+        self._search_buffers()
         self.blocks = grid_blocks(device, self.kernel, block_size, blocks)
         self.launches = {}
         for source, levels in zip(sources, expected):
@@ -115,22 +138,13 @@ class GivenFrontiers(Probe):
                              self.visited.ptr, self.barrier.ptr, len(starts) - 1, int(visit))
             self.launches[int(source)] = device.prepare_launch(
                 self.kernel, self.blocks, block_size, [args], cooperative=True)
-        self.start = device.host_malloc(3, np.int32)  # the source's level, parent and word
 
     def search(self, source: int) -> None:
-        dev, s = self.device, self.stream
         launch = self.launches.get(int(source))
         if launch is None:
             raise RodiniaBFSError(f"given frontiers: no frontiers from source {source}")
-        dev.memset(self.levels, 0xFF, stream=s)
-        dev.memset(self.parents, 0xFF, stream=s)
-        dev.memset(self.visited, 0, stream=s)
-        self.start[:2] = (0, source)
-        self.start.view(np.uint32)[2] = 1 << (source % 32)
-        dev.memcpy_htod_async(self.levels.view(4 * source, 4), self.start[0:1], s)
-        dev.memcpy_htod_async(self.parents.view(4 * source, 4), self.start[1:2], s)
-        dev.memcpy_htod_async(self.visited.view(4 * (source // 32), 4), self.start[2:3], s)
-        launch(s)
+        self._start(source)
+        launch(self.stream)
 
     def results(self):
         self.stream.synchronize()
@@ -147,7 +161,7 @@ class BuiltArgs(ctypes.Structure):
                 ("visited", ctypes.c_uint64), ("barrier", ctypes.c_uint64), ("n", ctypes.c_int32)]
 
 
-class BuiltFrontiers(Probe):
+class BuiltFrontiers(SourceSearch):
     """``built_frontiers``: the same levels, each frontier built by the level before as a
     textbook queue (a block's entries in shared memory, room in the global queue from one
     atomicAdd, copied there before the barrier). A real BFS, checked as a step."""
@@ -163,33 +177,20 @@ class BuiltFrontiers(Probe):
         self.kernel = module.get_function("built_frontiers")
         n = graph.num_vertices
         self._upload_graph()
-        alloc = self._alloc
-        self.levels, self.parents = alloc(4 * max(n, 1)), alloc(4 * max(n, 1))
-        self.queue, self.counts = alloc(4 * max(n, 1)), alloc(5 * 4)
-        self.visited = alloc(4 * max(-(-n // 32), 1))
-        self.barrier = alloc(GRID_BARRIER_BYTES)
-        device.memset(self.barrier, 0)
+        self._search_buffers()
+        self.queue, self.counts = self._alloc(4 * max(n, 1)), self._alloc(5 * 4)
         self.blocks = grid_blocks(device, self.kernel, block_size, blocks)
         args = BuiltArgs(self.offsets.ptr, self.edges.ptr, self.queue.ptr, self.counts.ptr,
                          self.levels.ptr, self.parents.ptr, self.visited.ptr, self.barrier.ptr, n)
         self.launch = device.prepare_launch(self.kernel, self.blocks, block_size, [args],
                                             cooperative=True)
-        # The source's level, parent and visited word (the parent is the queue's entry).
-        self.start = device.host_malloc(3, np.int32)
 
     def search(self, source: int) -> None:
-        dev, s, start = self.device, self.stream, self.start
-        dev.memset(self.levels, 0xFF, stream=s)
-        dev.memset(self.parents, 0xFF, stream=s)
-        dev.memset(self.visited, 0, stream=s)
-        dev.memset(self.counts, 0, stream=s)
-        start[:2] = (0, source)  # level 0, its own parent
-        start.view(np.uint32)[2] = 1 << (source % 32)
-        dev.memcpy_htod_async(self.levels.view(4 * source, 4), start[0:1], s)
-        dev.memcpy_htod_async(self.parents.view(4 * source, 4), start[1:2], s)
-        dev.memcpy_htod_async(self.visited.view(4 * (source // 32), 4), start[2:3], s)
-        dev.memcpy_htod_async(self.queue.view(0, 4), start[1:2], s)
-        self.launch(s)
+        self._start(source)
+        self.device.memset(self.counts, 0, stream=self.stream)
+        # The queue's first entry is the source (start[1], its parent).
+        self.device.memcpy_htod_async(self.queue.view(0, 4), self.start[1:2], self.stream)
+        self.launch(self.stream)
 
     def results(self):
         self.stream.synchronize()
