@@ -145,3 +145,72 @@ extern "C" __global__ void built_frontiers(const BuiltArgs a)
     if (blockIdx.x == 0 && threadIdx.x == 0) a.counts[3] = l;
 }
 // [built-kernel-end]
+
+// [kept-args-begin]
+struct KeptArgs {
+    const edge_t* offsets;
+    const vertex_t* edges;
+    vertex_t* queue;          // what blocks could not keep, every level's after the last
+    bfs_u32* counts;          // spilled at level l: counts[l % 3]; [3] the most a block found
+                              // at one level, [4] entries spilled in all
+    level_t* levels;          // -1 but the source's
+    vertex_t* parents;
+    bfs_u32* visited;         // the source's bit alone
+    GridBarrier* barrier;
+    bfs_u32 depth;            // levels of this search (the source's is level 0)
+    vertex_t source;
+};
+// [kept-args-end]
+
+// [kept-kernel-begin]
+// The same levels, each block keeping what it claims for itself: its next level reads
+// those vertices from its own shared memory, and nothing goes to global memory or takes
+// room there, but what does not fit (LOCAL_ENTRIES a block), which goes to a global queue
+// that the whole grid reads, as built_frontiers' does. A block's share of a frontier is
+// what its threads happened to claim: nothing evens the shares out. Like
+// given_frontiers, it is told how many levels the search has.
+extern "C" __global__ void kept_frontiers(const KeptArgs a)
+{
+    __shared__ vertex_t kept[2][LOCAL_ENTRIES];
+    __shared__ bfs_u32 kept_count[2];
+    const bfs_u32 threads = gridDim.x * blockDim.x;
+    const bfs_u32 me = blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) {
+        kept_count[0] = blockIdx.x == 0 ? 1u : 0u;  // block 0 keeps the source
+        kept[0][0] = a.source;
+    }
+    bfs_u32 first = 0, end = 0;  // the spilled part of this level's frontier
+    for (bfs_u32 l = 0; l + 1 < a.depth; l++) {
+        const bfs_u32 now = l & 1u, next = now ^ 1u;
+        bfs_u32* spilled = &a.counts[l % 3];
+        if (threadIdx.x == 0) kept_count[next] = 0;
+        // Read at the start of level l - 1 (two crossings ago), added to at level l + 1.
+        if (blockIdx.x == 0 && threadIdx.x == 0) a.counts[(l + 1) % 3] = 0;
+        __syncthreads();
+        const auto keep = [&](vertex_t u) {
+            const bfs_u32 slot = atomicAdd(&kept_count[next], 1u);
+            if (slot < LOCAL_ENTRIES) kept[next][slot] = u;
+            else a.queue[end + atomicAdd(spilled, 1u)] = u;  // the block's part is full
+        };
+        // The block's own vertices, by its threads alone; then the spilled ones, by all.
+        const bfs_u32 own = kept_count[now] < LOCAL_ENTRIES ? kept_count[now] : LOCAL_ENTRIES;
+        const bfs_u32 k = lanes_log(own, blockDim.x);
+        for (bfs_u32 t = threadIdx.x; t < (own << k); t += blockDim.x)
+            visit_part(a, kept[now][t >> k], t & ((1u << k) - 1), k, l + 1, keep);
+        const bfs_u32 count = end - first;
+        const bfs_u32 ks = lanes_log(count, threads);
+        for (bfs_u32 t = me; t < (count << ks); t += threads) {
+            const vertex_t v = (vertex_t)load_fresh((const bfs_u32*)&a.queue[first + (t >> ks)]);
+            visit_part(a, v, t & ((1u << ks) - 1), ks, l + 1, keep);
+        }
+        const bool crossed = grid_sync(a.barrier, [&] {
+            const bfs_u32 found = kept_count[next];
+            atomicMax(&a.counts[3], found);
+            if (found > LOCAL_ENTRIES) atomicAdd(&a.counts[4], found - LOCAL_ENTRIES);
+        });
+        if (!crossed) return;  // the host reports a barrier that gave up
+        first = end;
+        end += load_fresh(spilled);
+    }
+}
+// [kept-kernel-end]

@@ -1,6 +1,6 @@
 """A floor for a level of steps 6 and 7: a top-down BFS that is given every level's
 frontier (from the CPU reference) instead of building it, and the same BFS building
-each frontier as a textbook queue, timed against the steps.
+each frontier as a textbook queue, or keeping it block by block, timed against the steps.
 
     python benchmarks/given_frontiers.py --suite large --graphs delaunay-20 \\
         --files delaunay-24.npz --sources 8 --repeats 3 --backend cuda --out DIR
@@ -11,7 +11,11 @@ stores the winner's level and parent, then crosses one grid barrier; it appends 
 to a queue and counts nothing. Whatever a step does beyond that is what its level costs
 over this one. ``built_frontiers``: the same levels, each block appending what it claims
 to a queue in shared memory and copying it into the global queue, at room taken with one
-atomicAdd, before the barrier. Both rungs run on the grid of the first of ``--steps``
+atomicAdd, before the barrier. ``kept_frontiers``: the same levels, each block keeping
+what it claims in its shared memory and reading it there at the next level (what does not
+fit goes to a global queue that every block reads); told each search's depth, as
+``given_frontiers`` is; the table says how far the blocks' shares drift apart. The rungs
+run on the grid of the first of ``--steps``
 that has one (step 6's), or ``--blocks``, and are timed with the steps from every source
 in turns, as ``benchmarks/ladder.py`` times its rungs; their levels are checked against
 the reference and their parents by Graph500's rules (a claim that went wrong leaves a
@@ -202,6 +206,62 @@ class BuiltFrontiers(SourceSearch):
         return self._levels_and_parents()
 
 
+class KeptArgs(ctypes.Structure):
+    """``struct KeptArgs`` of given_frontiers.hip, passed by value."""
+
+    _fields_ = [("offsets", ctypes.c_uint64), ("edges", ctypes.c_uint64),
+                ("queue", ctypes.c_uint64), ("counts", ctypes.c_uint64),
+                ("levels", ctypes.c_uint64), ("parents", ctypes.c_uint64),
+                ("visited", ctypes.c_uint64), ("barrier", ctypes.c_uint64),
+                ("depth", ctypes.c_uint32), ("source", ctypes.c_int32)]
+
+
+class KeptFrontiers(SourceSearch):
+    """``kept_frontiers``: the same levels, each block keeping what it claims in its
+    shared memory for its own next level (what does not fit goes to a global queue that
+    every block reads). Told each search's depth, as given_frontiers is; a real BFS
+    otherwise, checked as a step. ``kept_most``: the most a block found at one level, and
+    ``spilled``: the entries that did not fit, of the last search."""
+
+    name = "kept frontiers"
+
+    def __init__(self, device, graph, sources: list[int], depths: list[int],
+                 block_size: int = BLOCK_SIZE, log_lanes: int = LOG_LANES,
+                 local_entries: int = LOCAL_ENTRIES, blocks: int | None = None):
+        self.device, self.graph = device, graph
+        self.stream = device.stream()
+        module = device.compile(SOURCE, "given_frontiers.hip", headers=kernel_headers(),
+                                defines={"LOG_LANES": log_lanes, "LOCAL_ENTRIES": local_entries})
+        self.kernel = module.get_function("kept_frontiers")
+        n = graph.num_vertices
+        self._upload_graph()
+        self._search_buffers()
+        self.queue, self.counts = self._alloc(4 * max(n, 1)), self._alloc(5 * 4)
+        self.blocks = grid_blocks(device, self.kernel, block_size, blocks)
+        self.launches = {}
+        for source, depth in zip(sources, depths):
+            args = KeptArgs(self.offsets.ptr, self.edges.ptr, self.queue.ptr, self.counts.ptr,
+                            self.levels.ptr, self.parents.ptr, self.visited.ptr,
+                            self.barrier.ptr, int(depth), int(source))
+            self.launches[int(source)] = device.prepare_launch(
+                self.kernel, self.blocks, block_size, [args], cooperative=True)
+
+    def search(self, source: int) -> None:
+        launch = self.launches.get(int(source))
+        if launch is None:
+            raise RodiniaBFSError(f"kept frontiers: no depth for source {source}")
+        self._start(source)
+        self.device.memset(self.counts, 0, stream=self.stream)
+        launch(self.stream)
+
+    def results(self):
+        self.stream.synchronize()
+        self.device.check_grid_barrier(self.barrier, self.kernel.name)
+        counts = self.device.from_device(self.counts, 5, np.uint32)
+        self.kept_most, self.spilled = int(counts[3]), int(counts[4])
+        return self._levels_and_parents()
+
+
 def time_barriers(device, probe, sources: list[int], repeats: int) -> list[list[float]]:
     """Milliseconds of the barriers alone from each source: ``times[repeat][source]``."""
     begin, end = device.event(), device.event()
@@ -228,7 +288,9 @@ def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = 
                           None)
         probes = [GivenFrontiers(device, graph, sources, expected, blocks=blocks,
                                  block_size=block_size),
-                  BuiltFrontiers(device, graph, blocks=blocks, block_size=block_size)]
+                  BuiltFrontiers(device, graph, blocks=blocks, block_size=block_size),
+                  KeptFrontiers(device, graph, sources, depths, blocks=blocks,
+                                block_size=block_size)]
         runners[:0] = probes
         rungs[:0] = [{"label": p.name, "variant": p.name.replace(" ", "_"),
                       "options": {"blocks": p.blocks, "block_size": block_size}}
@@ -238,6 +300,11 @@ def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = 
         for probe in probes:
             check_probe(probe, probe.name, graph, sources, expected)
         times = time_rungs(device, runners, sources, expected, repeats)
+        kept = probes[2]
+        kept_shares = []
+        for source in sources:  # how far the blocks' shares drift apart
+            kept.run(source)
+            kept_shares.append({"most_a_block_found": kept.kept_most, "spilled": kept.spilled})
         barriers = GivenFrontiers(device, graph, sources, expected, visit=False, blocks=blocks,
                                   block_size=block_size)
         barriers.run(sources[0])  # warm-up
@@ -250,7 +317,7 @@ def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = 
     return {"name": spec.name, "vertices": graph.num_vertices, "edges": graph.num_edges,
             "sources": sources, "levels": depths, "median_levels": float(np.median(depths)),
             "rungs": rows, "blocks": runners[0].blocks if runners else None,
-            "block_size": block_size,
+            "block_size": block_size, "kept_shares": kept_shares,
             "barriers_alone": {"median_ms": statistics.median(t for r in barrier_times for t in r),
                                "spread_ms": [min(map(statistics.median, barrier_times)),
                                              max(map(statistics.median, barrier_times))],
@@ -266,7 +333,21 @@ def table(graph: dict, repeats: int) -> str:
             + f"| the grid barriers alone (after the rungs, not in turns) | {alone['median_ms']:.4f} "
               f"| {low:.4f}-{high:.4f} | {alone['us_per_level']:.2f} | | | |\n"
             + f"\nGiven frontiers on a grid of {graph['blocks']} blocks of {graph['block_size']} "
-              f"threads.\n")
+              f"threads.\n"
+            + kept_line(graph))
+
+
+def kept_line(graph: dict) -> str:
+    """What the kept frontiers' blocks found: the most one block found at one level, and
+    the entries that did not fit its shared memory, over the sources (least to most)."""
+    shares = graph.get("kept_shares") or []
+    if not shares:
+        return ""
+    most = [s["most_a_block_found"] for s in shares]
+    spilled = [s["spilled"] for s in shares]
+    return (f"\nKept frontiers, over the sources: the most one block found at one level "
+            f"{min(most)}-{max(most)} (it keeps {LOCAL_ENTRIES}); entries that did not fit "
+            f"{min(spilled)}-{max(spilled)} a search.\n")
 
 
 def main(argv=None) -> int:

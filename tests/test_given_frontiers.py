@@ -77,6 +77,49 @@ def test_a_lost_entry_is_caught(device, monkeypatch):
     assert not np.array_equal(levels, scipy_levels(graph, 0))
 
 
+def check_kept(device, graph, local_entries, blocks=None):
+    given = load()
+    sources = sources_of(graph)
+    depths = [int(scipy_levels(graph, s).max()) + 1 for s in sources]
+    probe = given.KeptFrontiers(device, graph, sources, depths, block_size=64,
+                                local_entries=local_entries, blocks=blocks)
+    try:
+        spilled = 0
+        for source, depth in zip(sources, depths):
+            levels, parents = probe.run(source)
+            np.testing.assert_array_equal(levels, scipy_levels(graph, source))
+            check_parents(graph, source, levels, parents)
+            assert (probe.kept_most >= 1) == (depth > 1)  # found nothing from a lone source
+            spilled += probe.spilled
+            assert (probe.spilled > 0) == (probe.kept_most > local_entries)
+    finally:
+        probe.close()
+    return spilled
+
+
+@pytest.mark.parametrize("name, local_entries, blocks", [
+    ("grid-37x29", 64, None), ("awkward", 4, None), ("graphgen-3001", 2, 2),
+    ("kronecker-10", 16, 3), ("hubs-40x40", 64, 1)])
+def test_kept_frontiers(device, name, local_entries, blocks):
+    """Each block keeping what it claims: in shared memory of 64 entries, or of so few (2
+    to 16) that what a block finds spills into the global queue, which every block then
+    reads, on grids of 1 to 3 blocks too."""
+    spilled = check_kept(device, GRAPHS[name](), local_entries, blocks)
+    if local_entries <= 16:
+        assert spilled > 0  # the spilled path ran
+
+
+def test_a_kept_vertex_lost_is_caught(device, monkeypatch):
+    """A block that keeps one vertex fewer than it found at every level loses vertices."""
+    graph = GRAPHS["grid-37x29"]()
+    depth = int(scipy_levels(graph, 0).max()) + 1
+    levels = broken_probe_levels(
+        monkeypatch, load(), "kept_count[now] < LOCAL_ENTRIES ? kept_count[now] : LOCAL_ENTRIES;",
+        "kept_count[now] < LOCAL_ENTRIES ? kept_count[now] - (kept_count[now] > 1) : LOCAL_ENTRIES;",
+        lambda given, g: given.KeptFrontiers(device, g, [0], [depth], block_size=64), graph)
+    assert not np.array_equal(levels, scipy_levels(graph, 0))
+
+
 @pytest.mark.parametrize("name, log_lanes", [
     ("grid-37x29", 0), ("grid-37x29", 3), ("awkward", 2), ("graphgen-3001", 3),
     ("kronecker-10", 1), ("hubs-40x40", 3)])
@@ -129,7 +172,10 @@ def test_the_script(tmp_path, capsys):
     results = json.loads((tmp_path / "results.json").read_text())
     (entry,) = results["graphs"]
     assert [r["label"] for r in entry["rungs"]] == ["given frontiers", "built frontiers",
-                                                    "push_pull"]
+                                                    "kept frontiers", "push_pull"]
+    assert len(entry["kept_shares"]) == 2
+    assert all(s["most_a_block_found"] >= 1 for s in entry["kept_shares"])
+    assert "Kept frontiers, over the sources" in (tmp_path / "table.md").read_text()
     assert entry["barriers_alone"]["us_per_level"] > 0
     # The grid is step 6's, unless --blocks says otherwise.
     assert entry["rungs"][0]["options"]["blocks"] == entry["blocks"] > 1
@@ -158,6 +204,8 @@ def test_gpu_levels_and_parents(gpu):
         check(gpu, GRAPHS["grid-37x29"](), log_lanes)
     check_built(gpu, GRAPHS["grid-37x29"](), 2048)
     check_built(gpu, GRAPHS["graphgen-3001"](), 4)
+    check_kept(gpu, GRAPHS["grid-37x29"](), 2048)
+    assert check_kept(gpu, GRAPHS["graphgen-3001"](), 4) > 0
 
 
 SOURCE = (ROOT / "benchmarks" / "given_frontiers.hip").read_text()
