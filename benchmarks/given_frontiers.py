@@ -14,8 +14,8 @@ to a queue in shared memory and copying it into the global queue, at room taken 
 atomicAdd, before the barrier. ``kept_frontiers``: the same levels, each block keeping
 what it claims in its shared memory and reading it there at the next level (what does not
 fit goes to a global queue that every block reads); told each search's depth, as
-``given_frontiers`` is; the table says how far the blocks' shares drift apart. The rungs
-run on the grid of the first of ``--steps``
+``given_frontiers`` is; timed with ``--kept`` only (tried and left out), the table then
+saying how far the blocks' shares drift apart. The rungs run on the grid of the first of ``--steps``
 that has one (step 6's), or ``--blocks``, and are timed with the steps from every source
 in turns, as ``benchmarks/ladder.py`` times its rungs; their levels are checked against
 the reference and their parents by Graph500's rules (a claim that went wrong leaves a
@@ -273,7 +273,7 @@ def time_barriers(device, probe, sources: list[int], repeats: int) -> list[list[
 
 
 def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = None,
-                block_size: int = BLOCK_SIZE) -> dict:
+                block_size: int = BLOCK_SIZE, kept: bool = False) -> dict:
     graph = spec.build(data)
     sources, expected, depths = reference_runs(graph, count)
     runners, rungs, barriers = [], [], None
@@ -288,9 +288,10 @@ def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = 
                           None)
         probes = [GivenFrontiers(device, graph, sources, expected, blocks=blocks,
                                  block_size=block_size),
-                  BuiltFrontiers(device, graph, blocks=blocks, block_size=block_size),
-                  KeptFrontiers(device, graph, sources, depths, blocks=blocks,
-                                block_size=block_size)]
+                  BuiltFrontiers(device, graph, blocks=blocks, block_size=block_size)]
+        if kept:
+            probes.append(KeptFrontiers(device, graph, sources, depths, blocks=blocks,
+                                        block_size=block_size))
         runners[:0] = probes
         rungs[:0] = [{"label": p.name, "variant": p.name.replace(" ", "_"),
                       "options": {"blocks": p.blocks, "block_size": block_size}}
@@ -300,11 +301,11 @@ def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = 
         for probe in probes:
             check_probe(probe, probe.name, graph, sources, expected)
         times = time_rungs(device, runners, sources, expected, repeats)
-        kept = probes[2]
         kept_shares = []
-        for source in sources:  # how far the blocks' shares drift apart
-            kept.run(source)
-            kept_shares.append({"most_a_block_found": kept.kept_most, "spilled": kept.spilled})
+        for source in sources if kept else []:  # how far the blocks' shares drift apart
+            probes[2].run(source)
+            kept_shares.append({"most_a_block_found": probes[2].kept_most,
+                                "spilled": probes[2].spilled})
         barriers = GivenFrontiers(device, graph, sources, expected, visit=False, blocks=blocks,
                                   block_size=block_size)
         barriers.run(sources[0])  # warm-up
@@ -356,6 +357,9 @@ def main(argv=None) -> int:
                         help=f"threads of a block of the probes (default {BLOCK_SIZE}, step 6's)")
     parser.add_argument("--blocks", type=int,
                         help="blocks of its grid (default: the grid of the first of --steps)")
+    parser.add_argument("--kept", action="store_true",
+                        help="time kept_frontiers too (each block keeping what it claims; "
+                             "tried and left out: the blocks' shares drift apart)")
     add_probe_arguments(parser, "push_pull,adaptive")
     args = parser.parse_args(argv)
     try:
@@ -368,7 +372,7 @@ def main(argv=None) -> int:
         graphs = []
         for spec in specs:
             graphs.append(probe_graph(device, spec, args.data, steps, args.sources, args.repeats,
-                                      args.blocks, args.block_size))
+                                      args.blocks, args.block_size, args.kept))
             print(table(graphs[-1], args.repeats), flush=True)
     except (RodiniaBFSError, DeviceError) as exc:
         print(f"given_frontiers: {exc}", file=sys.stderr)

@@ -167,7 +167,7 @@ def test_the_barriers_alone_are_no_search(device):
 def test_the_script(tmp_path, capsys):
     graph = Path(__file__).resolve().parent / "data" / "example.gr"
     code = load().main(["--backend", "cpu", "--files", str(graph), "--sources", "2",
-                        "--repeats", "1", "--steps", "push_pull", "--out", str(tmp_path)])
+                        "--repeats", "1", "--steps", "push_pull", "--kept", "--out", str(tmp_path)])
     assert code == 0, capsys.readouterr().err
     results = json.loads((tmp_path / "results.json").read_text())
     (entry,) = results["graphs"]
@@ -186,6 +186,10 @@ def test_the_script(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     (entry,) = json.loads((tmp_path / "one" / "results.json").read_text())["graphs"]
     assert entry["blocks"] == 1 and entry["block_size"] == 64
+    # Without --kept, no kept frontiers.
+    assert [r["label"] for r in entry["rungs"]] == ["given frontiers", "built frontiers"]
+    assert entry["kept_shares"] == []
+    assert "Kept frontiers" not in (tmp_path / "one" / "table.md").read_text()
     assert entry["rungs"][1]["options"] == {"blocks": 1, "block_size": 64}
     assert "a grid of 1 blocks of 64 threads" in (tmp_path / "one" / "table.md").read_text()
     assert load().main(["--backend", "cpu", "--files", str(graph), "--block-size", "100",
