@@ -159,6 +159,7 @@ struct KeptArgs {
     GridBarrier* barrier;
     bfs_u32 depth;            // levels of this search (the source's is level 0)
     vertex_t source;
+    bfs_u32 keep;             // the most a block keeps at a level (at most LOCAL_ENTRIES)
 };
 // [kept-args-end]
 
@@ -167,8 +168,9 @@ struct KeptArgs {
 // those vertices from its own shared memory, and nothing goes to global memory or takes
 // room there, but what does not fit (LOCAL_ENTRIES a block), which goes to a global queue
 // that the whole grid reads, as built_frontiers' does. A block's share of a frontier is
-// what its threads happened to claim: nothing evens the shares out. Like
-// given_frontiers, it is told how many levels the search has.
+// what its threads happened to claim: nothing evens the shares out but the spill, past
+// `keep` vertices a block (LOCAL_ENTRIES, or fewer). Like given_frontiers, it is told
+// how many levels the search has.
 extern "C" __global__ void kept_frontiers(const KeptArgs a)
 {
     __shared__ vertex_t kept[2][LOCAL_ENTRIES];
@@ -189,11 +191,11 @@ extern "C" __global__ void kept_frontiers(const KeptArgs a)
         __syncthreads();
         const auto keep = [&](vertex_t u) {
             const bfs_u32 slot = atomicAdd(&kept_count[next], 1u);
-            if (slot < LOCAL_ENTRIES) kept[next][slot] = u;
+            if (slot < a.keep) kept[next][slot] = u;
             else a.queue[end + atomicAdd(spilled, 1u)] = u;  // the block's part is full
         };
         // The block's own vertices, by its threads alone; then the spilled ones, by all.
-        const bfs_u32 own = kept_count[now] < LOCAL_ENTRIES ? kept_count[now] : LOCAL_ENTRIES;
+        const bfs_u32 own = kept_count[now] < a.keep ? kept_count[now] : a.keep;
         const bfs_u32 k = lanes_log(own, blockDim.x);
         for (bfs_u32 t = threadIdx.x; t < (own << k); t += blockDim.x)
             visit_part(a, kept[now][t >> k], t & ((1u << k) - 1), k, l + 1, keep);
@@ -206,7 +208,7 @@ extern "C" __global__ void kept_frontiers(const KeptArgs a)
         const bool crossed = grid_sync(a.barrier, [&] {
             const bfs_u32 found = kept_count[next];
             atomicMax(&a.counts[3], found);
-            if (found > LOCAL_ENTRIES) atomicAdd(&a.counts[4], found - LOCAL_ENTRIES);
+            if (found > a.keep) atomicAdd(&a.counts[4], found - a.keep);
         });
         if (!crossed) return;  // the host reports a barrier that gave up
         first = end;

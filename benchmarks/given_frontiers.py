@@ -14,8 +14,9 @@ to a queue in shared memory and copying it into the global queue, at room taken 
 atomicAdd, before the barrier. ``kept_frontiers``: the same levels, each block keeping
 what it claims in its shared memory and reading it there at the next level (what does not
 fit goes to a global queue that every block reads); told each search's depth, as
-``given_frontiers`` is; timed with ``--kept`` only (tried and left out), the table then
-saying how far the blocks' shares drift apart. The rungs run on the grid of the first of ``--steps``
+``given_frontiers`` is; timed with ``--kept K,...`` only (tried and left out), once for
+each K, the most a block keeps at a level, the table then saying how far the blocks'
+shares drift apart. The rungs run on the grid of the first of ``--steps``
 that has one (step 6's), or ``--blocks``, and are timed with the steps from every source
 in turns, as ``benchmarks/ladder.py`` times its rungs; their levels are checked against
 the reference and their parents by Graph500's rules (a claim that went wrong leaves a
@@ -44,8 +45,8 @@ from rodinia_bfs.kernels import kernel_headers  # noqa: E402
 from rodinia_bfs.runtime.base import GRID_BARRIER_BYTES  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 
-from ladder import (Probe, add_probe_arguments, check_probe, markdown, probe_setup,  # noqa: E402
-                    reference_runs, rung_rows, time_rungs, timed_search, write_run)
+from ladder import (Probe, add_probe_arguments, check_probe, markdown, parse_numbers,  # noqa: E402
+                    probe_setup, reference_runs, rung_rows, time_rungs, timed_search, write_run)
 
 SOURCE = (ROOT / "benchmarks" / "given_frontiers.hip").read_text()
 
@@ -213,21 +214,27 @@ class KeptArgs(ctypes.Structure):
                 ("queue", ctypes.c_uint64), ("counts", ctypes.c_uint64),
                 ("levels", ctypes.c_uint64), ("parents", ctypes.c_uint64),
                 ("visited", ctypes.c_uint64), ("barrier", ctypes.c_uint64),
-                ("depth", ctypes.c_uint32), ("source", ctypes.c_int32)]
+                ("depth", ctypes.c_uint32), ("source", ctypes.c_int32), ("keep", ctypes.c_uint32)]
 
 
 class KeptFrontiers(SourceSearch):
     """``kept_frontiers``: the same levels, each block keeping what it claims in its
     shared memory for its own next level (what does not fit goes to a global queue that
-    every block reads). Told each search's depth, as given_frontiers is; a real BFS
-    otherwise, checked as a step. ``kept_most``: the most a block found at one level, and
-    ``spilled``: the entries that did not fit, of the last search."""
-
-    name = "kept frontiers"
+    every block reads), at most ``keep`` a block (default: all it has room for). Told
+    each search's depth, as given_frontiers is; a real BFS otherwise, checked as a step.
+    ``kept_most``: the most a block found at one level, and ``spilled``: the entries it
+    did not keep, of the last search."""
 
     def __init__(self, device, graph, sources: list[int], depths: list[int],
                  block_size: int = BLOCK_SIZE, log_lanes: int = LOG_LANES,
-                 local_entries: int = LOCAL_ENTRIES, blocks: int | None = None):
+                 local_entries: int = LOCAL_ENTRIES, blocks: int | None = None,
+                 keep: int | None = None):
+        keep = local_entries if keep is None else keep
+        if not 1 <= keep <= local_entries:
+            raise RodiniaBFSError(f"a block keeps 1 to {local_entries} vertices, not {keep}")
+        self.keep = keep
+        self.name = ("kept frontiers" if keep == local_entries
+                     else f"kept frontiers, at most {keep} a block")
         self.device, self.graph = device, graph
         self.stream = device.stream()
         module = device.compile(SOURCE, "given_frontiers.hip", headers=kernel_headers(),
@@ -242,7 +249,7 @@ class KeptFrontiers(SourceSearch):
         for source, depth in zip(sources, depths):
             args = KeptArgs(self.offsets.ptr, self.edges.ptr, self.queue.ptr, self.counts.ptr,
                             self.levels.ptr, self.parents.ptr, self.visited.ptr,
-                            self.barrier.ptr, int(depth), int(source))
+                            self.barrier.ptr, int(depth), int(source), keep)
             self.launches[int(source)] = device.prepare_launch(
                 self.kernel, self.blocks, block_size, [args], cooperative=True)
 
@@ -273,7 +280,7 @@ def time_barriers(device, probe, sources: list[int], repeats: int) -> list[list[
 
 
 def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = None,
-                block_size: int = BLOCK_SIZE, kept: bool = False) -> dict:
+                block_size: int = BLOCK_SIZE, kept: list[int] | None = None) -> dict:
     graph = spec.build(data)
     sources, expected, depths = reference_runs(graph, count)
     runners, rungs, barriers = [], [], None
@@ -289,9 +296,9 @@ def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = 
         probes = [GivenFrontiers(device, graph, sources, expected, blocks=blocks,
                                  block_size=block_size),
                   BuiltFrontiers(device, graph, blocks=blocks, block_size=block_size)]
-        if kept:
+        for keep in kept or []:
             probes.append(KeptFrontiers(device, graph, sources, depths, blocks=blocks,
-                                        block_size=block_size))
+                                        block_size=block_size, keep=keep))
         runners[:0] = probes
         rungs[:0] = [{"label": p.name, "variant": p.name.replace(" ", "_"),
                       "options": {"blocks": p.blocks, "block_size": block_size}}
@@ -301,11 +308,12 @@ def probe_graph(device, spec, data, steps, count, repeats, blocks: int | None = 
         for probe in probes:
             check_probe(probe, probe.name, graph, sources, expected)
         times = time_rungs(device, runners, sources, expected, repeats)
-        kept_shares = []
-        for source in sources if kept else []:  # how far the blocks' shares drift apart
-            probes[2].run(source)
-            kept_shares.append({"most_a_block_found": probes[2].kept_most,
-                                "spilled": probes[2].spilled})
+        kept_shares = {}
+        for probe in probes[2:]:  # how far the blocks' shares drift apart
+            shares = kept_shares[probe.name] = []
+            for source in sources:
+                probe.run(source)
+                shares.append({"most_a_block_found": probe.kept_most, "spilled": probe.spilled})
         barriers = GivenFrontiers(device, graph, sources, expected, visit=False, blocks=blocks,
                                   block_size=block_size)
         barriers.run(sources[0])  # warm-up
@@ -339,16 +347,16 @@ def table(graph: dict, repeats: int) -> str:
 
 
 def kept_line(graph: dict) -> str:
-    """What the kept frontiers' blocks found: the most one block found at one level, and
-    the entries that did not fit its shared memory, over the sources (least to most)."""
-    shares = graph.get("kept_shares") or []
-    if not shares:
-        return ""
-    most = [s["most_a_block_found"] for s in shares]
-    spilled = [s["spilled"] for s in shares]
-    return (f"\nKept frontiers, over the sources: the most one block found at one level "
-            f"{min(most)}-{max(most)} (it keeps {LOCAL_ENTRIES}); entries that did not fit "
-            f"{min(spilled)}-{max(spilled)} a search.\n")
+    """What each kept rung's blocks found: the most one block found at one level, and the
+    entries they did not keep, over the sources (least to most)."""
+    lines = []
+    for name, shares in (graph.get("kept_shares") or {}).items():
+        most = [s["most_a_block_found"] for s in shares]
+        spilled = [s["spilled"] for s in shares]
+        lines.append(f"\n{name[0].upper()}{name[1:]}, over the sources: the most one block "
+                     f"found at one level {min(most)}-{max(most)}; entries not kept "
+                     f"{min(spilled)}-{max(spilled)} a search.\n")
+    return "".join(lines)
 
 
 def main(argv=None) -> int:
@@ -357,9 +365,10 @@ def main(argv=None) -> int:
                         help=f"threads of a block of the probes (default {BLOCK_SIZE}, step 6's)")
     parser.add_argument("--blocks", type=int,
                         help="blocks of its grid (default: the grid of the first of --steps)")
-    parser.add_argument("--kept", action="store_true",
-                        help="time kept_frontiers too (each block keeping what it claims; "
-                             "tried and left out: the blocks' shares drift apart)")
+    parser.add_argument("--kept", metavar="K,...",
+                        help="time kept_frontiers too, once for each of these numbers: the "
+                             f"most a block keeps at a level (at most {LOCAL_ENTRIES}; each "
+                             "block keeping what it claims: tried and left out)")
     add_probe_arguments(parser, "push_pull,adaptive")
     args = parser.parse_args(argv)
     try:
@@ -368,11 +377,15 @@ def main(argv=None) -> int:
         if not 32 <= args.block_size <= 1024 or args.block_size % 32:
             raise RodiniaBFSError(f"--block-size must be a multiple of 32 from 32 to 1024, "
                                   f"got {args.block_size}")
+        kept = parse_numbers(args.kept, "--kept", 1) if args.kept is not None else []
+        if kept and max(kept) > LOCAL_ENTRIES:
+            raise RodiniaBFSError(f"--kept: a block keeps at most {LOCAL_ENTRIES} vertices, "
+                                  f"got {max(kept)}")
         steps, specs, device = probe_setup(args)
         graphs = []
         for spec in specs:
             graphs.append(probe_graph(device, spec, args.data, steps, args.sources, args.repeats,
-                                      args.blocks, args.block_size, args.kept))
+                                      args.blocks, args.block_size, kept))
             print(table(graphs[-1], args.repeats), flush=True)
     except (RodiniaBFSError, DeviceError) as exc:
         print(f"given_frontiers: {exc}", file=sys.stderr)

@@ -77,12 +77,13 @@ def test_a_lost_entry_is_caught(device, monkeypatch):
     assert not np.array_equal(levels, scipy_levels(graph, 0))
 
 
-def check_kept(device, graph, local_entries, blocks=None):
+def check_kept(device, graph, local_entries, blocks=None, keep=None):
     given = load()
     sources = sources_of(graph)
     depths = [int(scipy_levels(graph, s).max()) + 1 for s in sources]
     probe = given.KeptFrontiers(device, graph, sources, depths, block_size=64,
-                                local_entries=local_entries, blocks=blocks)
+                                local_entries=local_entries, blocks=blocks, keep=keep)
+    kept = local_entries if keep is None else keep
     try:
         spilled = 0
         for source, depth in zip(sources, depths):
@@ -91,22 +92,32 @@ def check_kept(device, graph, local_entries, blocks=None):
             check_parents(graph, source, levels, parents)
             assert (probe.kept_most >= 1) == (depth > 1)  # found nothing from a lone source
             spilled += probe.spilled
-            assert (probe.spilled > 0) == (probe.kept_most > local_entries)
+            assert (probe.spilled > 0) == (probe.kept_most > kept)
     finally:
         probe.close()
     return spilled
 
 
-@pytest.mark.parametrize("name, local_entries, blocks", [
-    ("grid-37x29", 64, None), ("awkward", 4, None), ("graphgen-3001", 2, 2),
-    ("kronecker-10", 16, 3), ("hubs-40x40", 64, 1)])
-def test_kept_frontiers(device, name, local_entries, blocks):
+@pytest.mark.parametrize("name, local_entries, blocks, keep", [
+    ("grid-37x29", 64, None, None), ("awkward", 4, None, None), ("graphgen-3001", 2, 2, None),
+    ("kronecker-10", 16, 3, None), ("hubs-40x40", 64, 1, None), ("grid-37x29", 64, None, 3),
+    ("kronecker-10", 64, 2, 1)])
+def test_kept_frontiers(device, name, local_entries, blocks, keep):
     """Each block keeping what it claims: in shared memory of 64 entries, or of so few (2
     to 16) that what a block finds spills into the global queue, which every block then
-    reads, on grids of 1 to 3 blocks too."""
-    spilled = check_kept(device, GRAPHS[name](), local_entries, blocks)
-    if local_entries <= 16:
+    reads, on grids of 1 to 3 blocks too; or keeping at most 1 or 3 of the 64 it has room
+    for."""
+    spilled = check_kept(device, GRAPHS[name](), local_entries, blocks, keep)
+    if min(local_entries, keep or local_entries) <= 16:
         assert spilled > 0  # the spilled path ran
+
+
+def test_a_block_keeps_at_most_what_it_has_room_for(device):
+    graph = GRAPHS["grid-37x29"]()
+    for keep in (0, 65):
+        with pytest.raises(RodiniaBFSError, match=f"keeps 1 to 64 vertices, not {keep}"):
+            load().KeptFrontiers(device, graph, [0], [2], block_size=64, local_entries=64,
+                                 keep=keep)
 
 
 def test_a_kept_vertex_lost_is_caught(device, monkeypatch):
@@ -114,8 +125,8 @@ def test_a_kept_vertex_lost_is_caught(device, monkeypatch):
     graph = GRAPHS["grid-37x29"]()
     depth = int(scipy_levels(graph, 0).max()) + 1
     levels = broken_probe_levels(
-        monkeypatch, load(), "kept_count[now] < LOCAL_ENTRIES ? kept_count[now] : LOCAL_ENTRIES;",
-        "kept_count[now] < LOCAL_ENTRIES ? kept_count[now] - (kept_count[now] > 1) : LOCAL_ENTRIES;",
+        monkeypatch, load(), "kept_count[now] < a.keep ? kept_count[now] : a.keep;",
+        "kept_count[now] < a.keep ? kept_count[now] - (kept_count[now] > 1) : a.keep;",
         lambda given, g: given.KeptFrontiers(device, g, [0], [depth], block_size=64), graph)
     assert not np.array_equal(levels, scipy_levels(graph, 0))
 
@@ -167,15 +178,21 @@ def test_the_barriers_alone_are_no_search(device):
 def test_the_script(tmp_path, capsys):
     graph = Path(__file__).resolve().parent / "data" / "example.gr"
     code = load().main(["--backend", "cpu", "--files", str(graph), "--sources", "2",
-                        "--repeats", "1", "--steps", "push_pull", "--kept", "--out", str(tmp_path)])
+                        "--repeats", "1", "--steps", "push_pull", "--kept", "2048,1", "--out", str(tmp_path)])
     assert code == 0, capsys.readouterr().err
     results = json.loads((tmp_path / "results.json").read_text())
     (entry,) = results["graphs"]
     assert [r["label"] for r in entry["rungs"]] == ["given frontiers", "built frontiers",
-                                                    "kept frontiers", "push_pull"]
-    assert len(entry["kept_shares"]) == 2
-    assert all(s["most_a_block_found"] >= 1 for s in entry["kept_shares"])
-    assert "Kept frontiers, over the sources" in (tmp_path / "table.md").read_text()
+                                                    "kept frontiers",
+                                                    "kept frontiers, at most 1 a block",
+                                                    "push_pull"]
+    shares = entry["kept_shares"]
+    assert list(shares) == ["kept frontiers", "kept frontiers, at most 1 a block"]
+    assert all(len(s) == 2 and min(x["most_a_block_found"] for x in s) >= 1
+               for s in shares.values())
+    table_md = (tmp_path / "table.md").read_text()
+    assert "Kept frontiers, over the sources" in table_md
+    assert "Kept frontiers, at most 1 a block, over the sources" in table_md
     assert entry["barriers_alone"]["us_per_level"] > 0
     # The grid is step 6's, unless --blocks says otherwise.
     assert entry["rungs"][0]["options"]["blocks"] == entry["blocks"] > 1
@@ -188,7 +205,7 @@ def test_the_script(tmp_path, capsys):
     assert entry["blocks"] == 1 and entry["block_size"] == 64
     # Without --kept, no kept frontiers.
     assert [r["label"] for r in entry["rungs"]] == ["given frontiers", "built frontiers"]
-    assert entry["kept_shares"] == []
+    assert entry["kept_shares"] == {}
     assert "Kept frontiers" not in (tmp_path / "one" / "table.md").read_text()
     assert entry["rungs"][1]["options"] == {"blocks": 1, "block_size": 64}
     assert "a grid of 1 blocks of 64 threads" in (tmp_path / "one" / "table.md").read_text()
@@ -198,6 +215,11 @@ def test_the_script(tmp_path, capsys):
     assert load().main(["--backend", "cpu", "--files", str(graph), "--blocks", "0",
                         "--out", str(tmp_path)]) == 1
     assert "--blocks must be at least 1" in capsys.readouterr().err
+    for bad, why in (("0", "--kept takes numbers of at least 1"),
+                     ("4096", "--kept: a block keeps at most 2048 vertices, got 4096")):
+        assert load().main(["--backend", "cpu", "--files", str(graph), "--kept", bad,
+                            "--out", str(tmp_path)]) == 1
+        assert why in capsys.readouterr().err
     assert "| the grid barriers alone (after the rungs, not in turns) |" in (
         tmp_path / "table.md").read_text()
 
@@ -210,6 +232,7 @@ def test_gpu_levels_and_parents(gpu):
     check_built(gpu, GRAPHS["graphgen-3001"](), 4)
     check_kept(gpu, GRAPHS["grid-37x29"](), 2048)
     assert check_kept(gpu, GRAPHS["graphgen-3001"](), 4) > 0
+    assert check_kept(gpu, GRAPHS["graphgen-3001"](), 2048, keep=4) > 0
 
 
 SOURCE = (ROOT / "benchmarks" / "given_frontiers.hip").read_text()
