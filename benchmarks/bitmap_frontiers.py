@@ -28,10 +28,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from rodinia_bfs.errors import DeviceError, RodiniaBFSError  # noqa: E402
-from rodinia_bfs.kernels import kernel_headers  # noqa: E402
 from rodinia_bfs.variants import get_step  # noqa: E402
 
-from given_frontiers import BLOCK_SIZE, GivenFrontiers, SourceSearch, grid_blocks  # noqa: E402
+from given_frontiers import BLOCK_SIZE, GivenFrontiers, SourceSearch  # noqa: E402
 from ladder import (add_probe_arguments, check_probe, markdown, probe_setup,  # noqa: E402
                     reference_runs, rung_rows, time_rungs, write_run)
 
@@ -56,15 +55,10 @@ class BitmapFrontiers(SourceSearch):
     def __init__(self, device, graph, block_size: int = BLOCK_SIZE, blocks: int | None = None):
         if not 1 <= block_size <= 1024:
             raise RodiniaBFSError(f"bitmap frontiers: blocks of 1 to 1024 threads, got {block_size}")
-        self.device, self.graph = device, graph
-        self.stream = device.stream()
-        module = device.compile(SOURCE, "bitmap_frontiers.hip", headers=kernel_headers())
-        self.kernel = module.get_function("bitmap_frontiers")
+        self._set_up(device, graph, SOURCE, "bitmap_frontiers.hip", "bitmap_frontiers",
+                     block_size, blocks)
         n = graph.num_vertices
         self.words = max(-(-n // 32), 1)
-        self.blocks = grid_blocks(device, self.kernel, block_size, blocks)
-        self._upload_graph()
-        self._search_buffers()
         alloc = self._alloc
         self.frontiers = alloc(2 * 4 * self.words)
         self.found, self.status = alloc(2 * 4 * self.blocks), alloc(2 * 4)

@@ -89,8 +89,20 @@ def grid_blocks(device, kernel, block_size: int, blocks: int | None) -> int:
 
 
 class SourceSearch(Probe):
-    """What the three probes here and in bitmap_frontiers.py share: a search's levels,
-    parents, visited bitmap and grid barrier, and its start from one source."""
+    """What the probes here and in bitmap_frontiers.py share: their set-up, a search's
+    levels, parents, visited bitmap and grid barrier, and its start from one source."""
+
+    def _set_up(self, device, graph, source: str, file_name: str, kernel: str,
+                block_size: int, blocks: int | None, defines: dict | None = None) -> None:
+        """The probe's stream, its kernel, compiled from ``source`` (``file_name``) with
+        ``defines``, the graph on the device, the search's buffers, and its grid."""
+        self.device, self.graph = device, graph
+        self.stream = device.stream()
+        module = device.compile(source, file_name, headers=kernel_headers(), defines=defines)
+        self.kernel = module.get_function(kernel)
+        self._upload_graph()
+        self._search_buffers()
+        self.blocks = grid_blocks(device, self.kernel, block_size, blocks)
 
     def _search_buffers(self) -> None:
         """Levels, parents, the visited bitmap and the grid barrier, after the graph's
@@ -126,14 +138,8 @@ class GivenFrontiers(SourceSearch):
     def __init__(self, device, graph, sources: list[int], expected: list[np.ndarray],
                  visit: bool = True, block_size: int = BLOCK_SIZE, log_lanes: int = LOG_LANES,
                  blocks: int | None = None):
-        self.device, self.graph = device, graph
-        self.stream = device.stream()
-        module = device.compile(SOURCE, "given_frontiers.hip", headers=kernel_headers(),
-                                defines={"LOG_LANES": log_lanes, "LOCAL_ENTRIES": LOCAL_ENTRIES})
-        self.kernel = module.get_function("given_frontiers")
-        self._upload_graph()
-        self._search_buffers()
-        self.blocks = grid_blocks(device, self.kernel, block_size, blocks)
+        self._set_up(device, graph, SOURCE, "given_frontiers.hip", "given_frontiers", block_size,
+                     blocks, {"LOG_LANES": log_lanes, "LOCAL_ENTRIES": LOCAL_ENTRIES})
         self.launches = {}
         for source, levels in zip(sources, expected):
             order, starts = frontiers(levels)
@@ -175,16 +181,10 @@ class BuiltFrontiers(SourceSearch):
 
     def __init__(self, device, graph, block_size: int = BLOCK_SIZE, log_lanes: int = LOG_LANES,
                  local_entries: int = LOCAL_ENTRIES, blocks: int | None = None):
-        self.device, self.graph = device, graph
-        self.stream = device.stream()
-        module = device.compile(SOURCE, "given_frontiers.hip", headers=kernel_headers(),
-                                defines={"LOG_LANES": log_lanes, "LOCAL_ENTRIES": local_entries})
-        self.kernel = module.get_function("built_frontiers")
+        self._set_up(device, graph, SOURCE, "given_frontiers.hip", "built_frontiers", block_size,
+                     blocks, {"LOG_LANES": log_lanes, "LOCAL_ENTRIES": local_entries})
         n = graph.num_vertices
-        self._upload_graph()
-        self._search_buffers()
         self.queue, self.counts = self._alloc(4 * max(n, 1)), self._alloc(5 * 4)
-        self.blocks = grid_blocks(device, self.kernel, block_size, blocks)
         args = BuiltArgs(self.offsets.ptr, self.edges.ptr, self.queue.ptr, self.counts.ptr,
                          self.levels.ptr, self.parents.ptr, self.visited.ptr, self.barrier.ptr, n)
         self.launch = device.prepare_launch(self.kernel, self.blocks, block_size, [args],
@@ -235,16 +235,10 @@ class KeptFrontiers(SourceSearch):
         self.keep = keep
         self.name = ("kept frontiers" if keep == local_entries
                      else f"kept frontiers, at most {keep} a block")
-        self.device, self.graph = device, graph
-        self.stream = device.stream()
-        module = device.compile(SOURCE, "given_frontiers.hip", headers=kernel_headers(),
-                                defines={"LOG_LANES": log_lanes, "LOCAL_ENTRIES": local_entries})
-        self.kernel = module.get_function("kept_frontiers")
+        self._set_up(device, graph, SOURCE, "given_frontiers.hip", "kept_frontiers", block_size,
+                     blocks, {"LOG_LANES": log_lanes, "LOCAL_ENTRIES": local_entries})
         n = graph.num_vertices
-        self._upload_graph()
-        self._search_buffers()
         self.queue, self.counts = self._alloc(4 * max(n, 1)), self._alloc(5 * 4)
-        self.blocks = grid_blocks(device, self.kernel, block_size, blocks)
         self.launches = {}
         for source, depth in zip(sources, depths):
             args = KeptArgs(self.offsets.ptr, self.edges.ptr, self.queue.ptr, self.counts.ptr,
