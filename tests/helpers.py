@@ -170,6 +170,23 @@ def sources_of(graph: CSRGraph) -> list[int]:
     return sorted({0, n // 2 + 1, n // 3, n - 1, int(np.argmax(graph.degrees()))})
 
 
+def probe_runs(probe, graph: CSRGraph, sources: list[int] | None = None):
+    """Each search of a benchmark probe (``sources``, else ``sources_of(graph)``):
+    yields ``(source, the reference's levels)`` once the probe's levels are those and its
+    parents pass Graph500's rules; closes the probe when done."""
+    from rodinia_bfs.validate import check_parents
+
+    try:
+        for source in sources_of(graph) if sources is None else sources:
+            levels, parents = probe.run(source)
+            expected = scipy_levels(graph, source)
+            np.testing.assert_array_equal(levels, expected)
+            check_parents(graph, source, levels, parents)
+            yield source, expected
+    finally:
+        probe.close()
+
+
 def check_run(step, source: int, run) -> None:
     """What every step promises for a BFS from ``source`` (the step contract): levels as
     scipy has them; parents that pass Graph500's rules where the step returns them (and

@@ -11,9 +11,8 @@ import pytest
 
 from rodinia_bfs.kernels import kernel_headers
 from rodinia_bfs.runtime import cuda_backend, hip_backend
-from rodinia_bfs.validate import check_parents
 
-from helpers import GRAPHS, ROOT, broken_probe_levels, load_benchmark, scipy_levels, sources_of
+from helpers import GRAPHS, ROOT, broken_probe_levels, load_benchmark, probe_runs, scipy_levels
 from test_cuda_nvrtc import nvrtc  # noqa: F401  (fixtures: skip or fail as those files say)
 from test_hiprtc import hiprtc  # noqa: F401
 
@@ -24,15 +23,8 @@ def load():
 
 def check(device, graph, blocks=None):
     probe = load().BitmapFrontiers(device, graph, block_size=64, blocks=blocks)
-    try:
-        for source in sources_of(graph):
-            levels, parents = probe.run(source)
-            expected = scipy_levels(graph, source)
-            np.testing.assert_array_equal(levels, expected)
-            check_parents(graph, source, levels, parents)
-            assert probe.last_levels == expected.max() + 1
-    finally:
-        probe.close()
+    for _, expected in probe_runs(probe, graph):
+        assert probe.last_levels == expected.max() + 1
 
 
 @pytest.mark.parametrize("name", ["grid-37x29", "awkward", "graphgen-3001", "kronecker-10",

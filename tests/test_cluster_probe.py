@@ -18,7 +18,8 @@ from rodinia_bfs.kernels import kernel_headers
 from rodinia_bfs.runtime import cuda_backend, hip_backend
 from rodinia_bfs.validate import check_parents
 
-from helpers import GRAPHS, ROOT, broken_probe_levels, load_benchmark, scipy_levels, sources_of
+from helpers import (GRAPHS, ROOT, broken_probe_levels, load_benchmark, probe_runs, scipy_levels,
+                     sources_of)
 from test_cuda_nvrtc import nvrtc  # noqa: F401  (fixtures: skip or fail as those files say)
 from test_hiprtc import hiprtc  # noqa: F401
 
@@ -38,15 +39,8 @@ def check(device, graph, blocks, cluster, **options):
     # Queues that hold any level: a full one is tested on its own below.
     probe = cluster.ClusterProbe(device, graph, blocks, block_size=64,
                                  queue_capacity=graph.num_vertices, **options)
-    try:
-        for source in sources_of(graph):
-            levels, parents = probe.run(source)
-            expected = scipy_levels(graph, source)
-            np.testing.assert_array_equal(levels, expected)
-            check_parents(graph, source, levels, parents)
-            assert probe.last_levels == int(expected.max()) + 1
-    finally:
-        probe.close()
+    for _, expected in probe_runs(probe, graph):
+        assert probe.last_levels == int(expected.max()) + 1
 
 
 @pytest.mark.parametrize("name, blocks, rung, solo", [
